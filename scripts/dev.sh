@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine, used by the README and CI:
+#   scripts/dev.sh run    install what is missing, build, start the main job
+#   scripts/dev.sh test   install what is missing, build, run every test
+#   scripts/dev.sh deps   only install what is missing
+# Works as root, or as a user with sudo (only apt-get is elevated).
+set -euo pipefail
+
+# Every Debian package the build, the tests and the benchmarks use.
+PACKAGES=(
+  cmake g++ ninja-build ccache pkg-config
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libyaml-cpp-dev libcli11-dev
+)
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="${FAIRQ_BUILD_DIR:-$root/build}"
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_deps() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+      missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing: ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build_all() {
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  cmake --build "$build" --parallel "$(nproc)"
+}
+
+case "${1:-}" in
+  deps)
+    install_deps
+    ;;
+  run)
+    install_deps
+    build_all
+    # Until the daemon exists the main job is the simulator on the flood
+    # scenario, every policy side by side.
+    exec "$build/client/fairqctl" simulate "$root/config/scenarios/flood.yaml"
+    ;;
+  test)
+    install_deps
+    build_all
+    ctest --test-dir "$build" --parallel "$(nproc)" --output-on-failure
+    ;;
+  *)
+    echo "usage: $0 run|test|deps" >&2
+    exit 2
+    ;;
+esac
