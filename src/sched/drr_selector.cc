@@ -1,0 +1,134 @@
+#include "sched/drr_selector.h"
+
+#include <algorithm>
+
+namespace fairq::sched {
+
+DrrSelector::Standing DrrSelector::Classify(TenantId tenant) const {
+  const PoolTenant& state = tenants_[tenant];
+  if (!state.HasWork()) return Standing::kIdle;
+  if (state.BelowFloor()) return Standing::kBelowFloor;
+  if (!state.AtCap()) return Standing::kShare;
+  return state.settings.cap_mode == CapMode::kHard ? Standing::kHeld
+                                                   : Standing::kBorrow;
+}
+
+std::optional<DrrSelector::Level> DrrSelector::LevelOf(Standing standing) {
+  if (standing == Standing::kShare) return kShareLevel;
+  if (standing == Standing::kBorrow) return kBorrowLevel;
+  return std::nullopt;
+}
+
+DrrSelector::OrgNode& DrrSelector::Org(OrgId org) {
+  if (org >= org_nodes_.size()) org_nodes_.resize(org + 1);
+  return org_nodes_[org];
+}
+
+void DrrSelector::Refile(TenantId tenant) {
+  if (tenant >= tenant_nodes_.size()) tenant_nodes_.resize(tenant + 1);
+  TenantNode& node = tenant_nodes_[tenant];
+  Standing standing = Classify(tenant);
+  if (standing == node.standing) return;
+  Unlink(tenant);
+  if (standing == Standing::kIdle) {
+    BecomeIdle(tenant);
+    return;
+  }
+  if (node.standing == Standing::kIdle) {
+    node.org = tenants_[tenant].settings.org;
+    ++Org(node.org).active;
+  }
+  node.standing = standing;
+  Link(tenant);
+}
+
+void DrrSelector::Detach(TenantId tenant) {
+  if (tenant >= tenant_nodes_.size()) return;
+  Unlink(tenant);
+  BecomeIdle(tenant);
+}
+
+// Leaving the ring forfeits banked credit, so idling cannot save up for a
+// burst. Debt is kept: a tenant that under-declared cost still repays it.
+void DrrSelector::BecomeIdle(TenantId tenant) {
+  TenantNode& node = tenant_nodes_[tenant];
+  if (node.standing == Standing::kIdle) return;
+  node.standing = Standing::kIdle;
+  node.deficit = std::min(node.deficit, 0.0);
+  OrgNode& org = Org(node.org);
+  if (--org.active == 0) org.deficit = std::min(org.deficit, 0.0);
+}
+
+void DrrSelector::Link(TenantId tenant) {
+  TenantNode& node = tenant_nodes_[tenant];
+  TenantAccess tenant_access{*this};
+  if (node.standing == Standing::kBelowFloor) {
+    floor_ring_.Insert(tenant_access, tenant);
+    return;
+  }
+  std::optional<Level> level = LevelOf(node.standing);
+  if (!level) return;
+  OrgNode& org = Org(node.org);
+  if (org.tenants[*level].empty()) {
+    OrgAccess org_access{*this, *level};
+    org_rings_[*level].Insert(org_access, node.org);
+  }
+  org.tenants[*level].Insert(tenant_access, tenant);
+}
+
+void DrrSelector::Unlink(TenantId tenant) {
+  TenantNode& node = tenant_nodes_[tenant];
+  TenantAccess tenant_access{*this};
+  if (node.standing == Standing::kBelowFloor) {
+    floor_ring_.Erase(tenant_access, tenant);
+    return;
+  }
+  std::optional<Level> level = LevelOf(node.standing);
+  if (!level) return;
+  OrgNode& org = Org(node.org);
+  org.tenants[*level].Erase(tenant_access, tenant);
+  if (org.tenants[*level].empty()) {
+    OrgAccess org_access{*this, *level};
+    org_rings_[*level].Erase(org_access, node.org);
+  }
+}
+
+std::optional<TenantId> DrrSelector::Pick() {
+  TenantAccess tenant_access{*this};
+  if (!floor_ring_.empty()) return floor_ring_.NextInTurn(tenant_access);
+  for (Level level : {kShareLevel, kBorrowLevel}) {
+    if (org_rings_[level].empty()) continue;
+    OrgAccess org_access{*this, level};
+    OrgId org = org_rings_[level].NextWithCredit(org_access);
+    return org_nodes_[org].tenants[level].NextWithCredit(tenant_access);
+  }
+  return std::nullopt;
+}
+
+void DrrSelector::Charge(TenantId tenant, double worker_seconds) {
+  if (tenant >= tenant_nodes_.size()) tenant_nodes_.resize(tenant + 1);
+  TenantNode& node = tenant_nodes_[tenant];
+  bool idle = node.standing == Standing::kIdle;
+  OrgId org_id = idle ? tenants_[tenant].settings.org : node.org;
+  OrgNode& org = Org(org_id);
+  // A refund can lift credit no higher than the ceiling, and no higher than
+  // zero for whoever is idle (idle parties bank nothing).
+  node.deficit = std::min(node.deficit - worker_seconds,
+                          idle ? 0.0 : TenantCeiling(tenant));
+  org.deficit = std::min(org.deficit - worker_seconds,
+                         org.active == 0 ? 0.0 : OrgCeiling(org_id));
+}
+
+double DrrSelector::Deficit(TenantId tenant) const {
+  return tenant < tenant_nodes_.size() ? tenant_nodes_[tenant].deficit : 0;
+}
+
+double DrrSelector::TenantCeiling(TenantId tenant) const {
+  return options_.max_deficit * Weight(tenant);
+}
+
+double DrrSelector::OrgCeiling(OrgId org) const {
+  return options_.max_deficit * org_weights_[org];
+}
+
+}  // namespace fairq::sched

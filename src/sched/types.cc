@@ -1,0 +1,101 @@
+#include "sched/types.h"
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "base/format_number.h"
+
+namespace fairq::sched {
+namespace {
+
+constexpr std::array<std::pair<Policy, std::string_view>, 5> kPolicyNames{{
+    {Policy::kFifo, "fifo"},
+    {Policy::kRoundRobin, "rr"},
+    {Policy::kHardCap, "hard-cap"},
+    {Policy::kWorkConservingCap, "wc-cap"},
+    {Policy::kDrr, "drr"},
+}};
+
+constexpr std::array<std::pair<CapMode, std::string_view>, 2> kCapModeNames{{
+    {CapMode::kWorkConserving, "work-conserving"},
+    {CapMode::kHard, "hard"},
+}};
+
+bool IsPositiveFinite(double value) { return std::isfinite(value) && value > 0; }
+
+Status CheckPositive(double value, std::string_view field) {
+  if (IsPositiveFinite(value)) return Status::Ok();
+  return InvalidArgument(std::string(field) + ": must be a finite number > 0, got " +
+                         FormatNumber(value));
+}
+
+}  // namespace
+
+std::string_view PolicyName(Policy policy) {
+  for (const auto& [value, name] : kPolicyNames) {
+    if (value == policy) return name;
+  }
+  return "unknown";
+}
+
+StatusOr<Policy> ParsePolicy(std::string_view name) {
+  for (const auto& [value, known] : kPolicyNames) {
+    if (known == name) return value;
+  }
+  return InvalidArgument("policy: unknown policy \"" + std::string(name) +
+                         "\" (expected fifo, rr, hard-cap, wc-cap or drr)");
+}
+
+std::string_view CapModeName(CapMode mode) {
+  for (const auto& [value, name] : kCapModeNames) {
+    if (value == mode) return name;
+  }
+  return "unknown";
+}
+
+StatusOr<CapMode> ParseCapMode(std::string_view name) {
+  for (const auto& [value, known] : kCapModeNames) {
+    if (known == name) return value;
+  }
+  return InvalidArgument("cap_mode: unknown mode \"" + std::string(name) +
+                         "\" (expected hard or work-conserving)");
+}
+
+Status Validate(const TenantConfig& config) {
+  if (config.name.empty()) return InvalidArgument("name: must not be empty");
+  FAIRQ_RETURN_IF_ERROR(CheckPositive(config.weight, "weight"));
+  FAIRQ_RETURN_IF_ERROR(config.cap.Validate("cap"));
+  FAIRQ_RETURN_IF_ERROR(config.floor.Validate("floor"));
+  bool comparable = config.cap.is_set() && config.floor.is_set() &&
+                    config.cap.is_share() == config.floor.is_share();
+  if (comparable && config.floor.value() > config.cap.value()) {
+    return InvalidArgument("floor: " + config.floor.ToString() +
+                           " exceeds the cap " + config.cap.ToString());
+  }
+  return Status::Ok();
+}
+
+Status Validate(const OrgConfig& config) {
+  if (config.name.empty()) return InvalidArgument("name: must not be empty");
+  return CheckPositive(config.weight, "weight");
+}
+
+Status Validate(const SchedulerOptions& options) {
+  FAIRQ_RETURN_IF_ERROR(CheckPositive(options.quantum, "quantum"));
+  FAIRQ_RETURN_IF_ERROR(CheckPositive(options.max_deficit, "max_deficit"));
+  FAIRQ_RETURN_IF_ERROR(CheckPositive(options.default_cost, "default_cost"));
+  if (options.max_deficit < options.quantum) {
+    return InvalidArgument("max_deficit: must be at least the quantum (" +
+                           FormatNumber(options.quantum) + "), got " +
+                           FormatNumber(options.max_deficit));
+  }
+  if (!(options.estimate_alpha > 0 && options.estimate_alpha <= 1)) {
+    return InvalidArgument("estimate_alpha: must lie in (0, 1], got " +
+                           FormatNumber(options.estimate_alpha));
+  }
+  return Status::Ok();
+}
+
+}  // namespace fairq::sched

@@ -1,0 +1,107 @@
+// Plain value types of the scheduling core: ids, policies, tenant settings.
+//
+// Values only; no behaviour beyond validation. Safe to copy across threads.
+#ifndef FAIRQ_SCHED_TYPES_H_
+#define FAIRQ_SCHED_TYPES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "sched/slot_limit.h"
+
+namespace fairq::sched {
+
+using JobId = uint64_t;
+using TenantId = uint32_t;
+using PoolId = uint32_t;
+using OrgId = uint32_t;
+
+// How the scheduler chooses between tenants. kDrr is the product; the others
+// are baselines that the simulator compares it against.
+enum class Policy {
+  kFifo,                // one queue in arrival order; caps ignored
+  kRoundRobin,          // one job per active tenant in turn; caps ignored
+  kHardCap,             // arrival order, each tenant's cap always enforced
+  kWorkConservingCap,   // arrival order, caps bind only while others wait
+  kDrr,                 // weighted DRR in worker-seconds, caps and floors
+};
+
+std::string_view PolicyName(Policy policy);
+StatusOr<Policy> ParsePolicy(std::string_view name);
+
+// How a tenant's cap behaves under kDrr.
+enum class CapMode {
+  kWorkConserving,  // binds only while another tenant could use the slot
+  kHard,            // binds always, even when workers sit idle
+};
+
+std::string_view CapModeName(CapMode mode);
+StatusOr<CapMode> ParseCapMode(std::string_view name);
+
+// A tenant's scheduling settings. An empty `org` makes the tenant its own
+// organisation, whose weight is then the tenant's weight.
+struct TenantConfig {
+  std::string name;
+  std::string org;
+  double weight = 1.0;
+  SlotLimit cap;    // none by default
+  CapMode cap_mode = CapMode::kWorkConserving;
+  SlotLimit floor;  // reserved minimum; none by default
+};
+
+struct OrgConfig {
+  std::string name;
+  double weight = 1.0;
+};
+
+struct SchedulerOptions {
+  Policy policy = Policy::kDrr;
+  // Worker-seconds of credit a tenant (or organisation) of weight 1 earns per
+  // turn. Near the typical job cost gives O(1) decisions; smaller interleaves
+  // tenants more finely.
+  double quantum = 1.0;
+  // Ceiling on banked credit, in worker-seconds per unit of weight. Must be at
+  // least `quantum`.
+  double max_deficit = 4.0;
+  // Cost charged for a job with no estimate before any runtime is measured.
+  double default_cost = 1.0;
+  // Weight of the newest measurement in the learned per-tenant estimate.
+  double estimate_alpha = 0.2;
+};
+
+Status Validate(const TenantConfig& config);
+Status Validate(const OrgConfig& config);
+Status Validate(const SchedulerOptions& options);
+
+// A job as the scheduler sees it: identity, owner and ordering; no payload.
+struct JobSpec {
+  JobId id = 0;
+  TenantId tenant = 0;
+  PoolId pool = 0;
+  int32_t priority = 0;         // higher runs first within the tenant
+  std::optional<double> cost;   // declared worker-seconds; learned if absent
+};
+
+// The answer to "a worker slot of this pool is free: which job?".
+struct Dispatch {
+  JobId job = 0;
+  TenantId tenant = 0;
+  double charged_cost = 0;  // worker-seconds charged now, reconciled later
+};
+
+// A tenant's standing in one pool, for stats and tests.
+struct TenantPoolStats {
+  uint64_t queued = 0;
+  uint32_t running = 0;
+  double deficit = 0;                      // DRR credit; 0 for baselines
+  double worker_seconds = 0;               // measured runtime so far
+  double estimate = 0;                     // cost charged to jobs without one
+  std::optional<double> oldest_ready_at;   // ready time of the oldest queued
+};
+
+}  // namespace fairq::sched
+
+#endif  // FAIRQ_SCHED_TYPES_H_
