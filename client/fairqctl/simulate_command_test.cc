@@ -1,0 +1,146 @@
+// Runs the built fairqctl binary the way an operator would and checks its
+// output and exit codes.
+#include <gtest/gtest.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class SimulateCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "fairqctl_test_XXXXXX")
+            .string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Runs `fairqctl ARGS`; stderr goes to a file in this test's directory.
+  Outcome Fairqctl(const std::string& args) {
+    std::string err_path = (dir_ / "stderr.txt").string();
+    std::string command =
+        "'" FAIRQCTL_PATH "' " + args + " 2>'" + err_path + "'";
+    Outcome outcome;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return outcome;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
+      outcome.out.append(buffer, n);
+    }
+    int status = pclose(pipe);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_path);
+    std::stringstream text;
+    text << err.rdbuf();
+    outcome.err = text.str();
+    return outcome;
+  }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+int Count(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++count;
+  }
+  return count;
+}
+
+const std::string kFlood = std::string(FAIRQ_SCENARIO_DIR) + "/flood.yaml";
+
+TEST_F(SimulateCommandTest, FloodJsonHasFivePoliciesAndEveryTenant) {
+  Outcome run = Fairqctl("simulate '" + kFlood + "' --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.out.rfind("{\"scenario\": \"flood\", \"results\": [", 0), 0u)
+      << run.out;
+  EXPECT_EQ(run.out.substr(run.out.size() - 2), "}\n");
+  EXPECT_EQ(Count(run.out, "\n"), 1);  // exactly one JSON object
+  EXPECT_EQ(Count(run.out, "\"policy\": "), 5);
+  for (const char* policy : {"fifo", "rr", "hard-cap", "wc-cap", "drr"}) {
+    EXPECT_EQ(Count(run.out, "\"policy\": \"" + std::string(policy) + "\""), 1)
+        << policy;
+  }
+  for (const char* tenant : {"A", "B", "C"}) {
+    EXPECT_EQ(Count(run.out, "\"tenant\": \"" + std::string(tenant) + "\""), 5)
+        << tenant;
+  }
+  EXPECT_EQ(Count(run.out, "\"utilization\": "), 5);
+  EXPECT_EQ(Count(run.out, "\"wait_p99_s\": "), 15);
+  EXPECT_EQ(Count(run.out, "{"), Count(run.out, "}"));
+  EXPECT_EQ(Count(run.out, "["), Count(run.out, "]"));
+}
+
+TEST_F(SimulateCommandTest, RepeatedPolicyFlagsRunThoseInOrder) {
+  Outcome run =
+      Fairqctl("simulate --policy drr --policy fifo '" + kFlood + "' --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Count(run.out, "\"policy\": "), 2);
+  EXPECT_LT(run.out.find("\"drr\""), run.out.find("\"fifo\""));
+}
+
+TEST_F(SimulateCommandTest, HumanTableHasOneRowPerPolicyAndTenant) {
+  Outcome run = Fairqctl("simulate '" + kFlood + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("wait p99 (s)"), std::string::npos) << run.out;
+  EXPECT_EQ(Count(run.out, " utilisation "), 5);
+}
+
+TEST_F(SimulateCommandTest, BadScenarioNamesFileLineAndField) {
+  std::string path = Write("bad.yaml",
+                           "name: bad\n"
+                           "workers: 8\n"
+                           "tenants:\n"
+                           "  - {name: A}\n"
+                           "arrivals:\n"
+                           "  - {tenant: A, at: 0, count: 1}\n"
+                           "  - {tenant: A, at: 0, count: 1, cost: -1}\n");
+  Outcome run = Fairqctl("simulate '" + path + "'");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find(path + ":7: arrivals[1].cost: must be >= 0"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST_F(SimulateCommandTest, UnknownPolicyIsAUsageError) {
+  Outcome run = Fairqctl("simulate --policy lottery '" + kFlood + "'");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find("unknown policy \"lottery\""), std::string::npos)
+      << run.err;
+}
+
+TEST_F(SimulateCommandTest, MissingScenarioAndBadFlagsAreUsageErrors) {
+  EXPECT_EQ(
+      Fairqctl("simulate '" + (dir_ / "absent.yaml").string() + "'").exit_code,
+      2);
+  EXPECT_EQ(Fairqctl("simulate").exit_code, 2);
+  EXPECT_EQ(Fairqctl("frobnicate").exit_code, 2);
+  EXPECT_EQ(Fairqctl("--help").exit_code, 0);
+}
+
+}  // namespace
