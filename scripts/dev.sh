@@ -11,6 +11,8 @@ PACKAGES=(
   cmake g++ ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev libcli11-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  librocksdb-dev libspdlog-dev libabsl-dev
 )
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
