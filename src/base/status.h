@@ -17,6 +17,7 @@ namespace fairq {
 // Persisted nowhere, but kept equal to the gRPC numbering on purpose.
 enum class StatusCode : int {
   kOk = 0,
+  kCancelled = 1,
   kInvalidArgument = 3,
   kNotFound = 5,
   kAlreadyExists = 6,
@@ -62,6 +63,9 @@ inline Status ResourceExhausted(std::string m) {
 inline Status Unavailable(std::string m) {
   return {StatusCode::kUnavailable, std::move(m)};
 }
+inline Status Cancelled(std::string m) {
+  return {StatusCode::kCancelled, std::move(m)};
+}
 inline Status Internal(std::string m) {
   return {StatusCode::kInternal, std::move(m)};
 }
@@ -80,6 +84,8 @@ inline std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
     case StatusCode::kOk:
       return "OK";
+    case StatusCode::kCancelled:
+      return "CANCELLED";
     case StatusCode::kInvalidArgument:
       return "INVALID_ARGUMENT";
     case StatusCode::kNotFound:

@@ -20,7 +20,6 @@ class CostEstimator {
   double Estimate(double fallback) const {
     return samples_ == 0 ? fallback : mean_;
   }
-  uint64_t samples() const { return samples_; }
 
  private:
   double mean_ = 0;

@@ -118,6 +118,9 @@ class DeficitRing {
       double needed = std::floor(-access.Deficit(id) / access.Grant(id)) + 1;
       rounds = std::min(rounds, needed);
     }
+    // Callers bound weights and costs, so this holds; a non-finite skip
+    // would poison every deficit with NaN and the ring would never stop.
+    assert(std::isfinite(rounds));
     double skip = std::max(0.0, rounds - 1);
     for (uint32_t i = 0; i < size_; ++i, id = access.Links(id).next) {
       access.Deficit(id) += skip * access.Grant(id);

@@ -36,14 +36,28 @@ void DrrSelector::Refile(TenantId tenant) {
   }
   if (node.standing == Standing::kIdle) {
     node.org = tenants_[tenant].settings.org;
-    ++Org(node.org).active;
+    OrgNode& org = Org(node.org);
+    ++org.active;
+    org.deficit += node.carried_debt;
+    node.carried_debt = 0;
   }
   node.standing = standing;
   Link(tenant);
 }
 
+// A tenant alone in its organisation owns the organisation's debt (its own
+// tenant-level debt is repaid at once by the round skipping of a one-member
+// ring), so the debt moves with it.
 void DrrSelector::Detach(TenantId tenant) {
   if (tenant >= tenant_nodes_.size()) return;
+  TenantNode& node = tenant_nodes_[tenant];
+  if (node.standing != Standing::kIdle) {
+    OrgNode& org = Org(node.org);
+    if (org.active == 1 && org.deficit < 0) {
+      node.carried_debt += org.deficit;
+      org.deficit = 0;
+    }
+  }
   Unlink(tenant);
   BecomeIdle(tenant);
 }

@@ -47,6 +47,9 @@ class DrrSelector : public Selector {
     RingLinks links;  // in the floor ring or one share/borrow ring
     Standing standing = Standing::kIdle;
     OrgId org = 0;    // the organisation it joined under while not idle
+    // Debt brought from an organisation it left; charged to the next one it
+    // joins, so moving between organisations cannot wipe what it owes.
+    double carried_debt = 0;
   };
   struct OrgNode {
     double deficit = 0;

@@ -46,7 +46,7 @@ void Pool::SetCapacity(uint32_t slots) {
   capacity_ = slots;
   for (TenantId tenant = 0; tenant < tenants_.size(); ++tenant) {
     ApplySlots(tenants_[tenant]);
-    selector_->Refile(tenant);
+    Touch(tenant);
   }
 }
 
@@ -54,9 +54,11 @@ void Pool::SetTenant(TenantId tenant, const TenantSettings& settings) {
   if (tenant >= tenants_.size()) tenants_.resize(tenant + 1);
   PoolTenant& state = tenants_[tenant];
   if (state.settings.org != settings.org) selector_->Detach(tenant);
+  Count(state, -1);  // the weight may change
   state.settings = settings;
   ApplySlots(state);
-  selector_->Refile(tenant);
+  Touch(tenant);
+  selector_->Charge(tenant, 0);  // a lowered weight lowers the ceiling now
 }
 
 void Pool::Enqueue(TenantId tenant, int32_t priority, JobId job,
@@ -65,7 +67,7 @@ void Pool::Enqueue(TenantId tenant, int32_t priority, JobId job,
                         : std::numeric_limits<float>::quiet_NaN();
   tenants_[tenant].queue.Push(priority,
                               QueuedJob{job, next_seq_++, now, declared});
-  selector_->Refile(tenant);
+  Touch(tenant);
 }
 
 std::optional<Pool::Leased> Pool::LeaseNext() {
@@ -80,7 +82,7 @@ std::optional<Pool::Leased> Pool::LeaseNext() {
   leased.dispatch = Dispatch{job.id, *tenant, cost};
   ++state.running;
   selector_->Charge(*tenant, cost);
-  selector_->Refile(*tenant);
+  Touch(*tenant);
   return leased;
 }
 
@@ -91,13 +93,56 @@ void Pool::EndAttempt(TenantId tenant, double charged, double runtime,
   state.worker_seconds += runtime;
   if (succeeded) state.estimator.Observe(runtime, options_.estimate_alpha);
   selector_->Charge(tenant, runtime - charged);
-  selector_->Refile(tenant);
+  Touch(tenant);
 }
 
 bool Pool::Cancel(TenantId tenant, JobId job) {
   if (!tenants_[tenant].queue.Remove(job)) return false;
-  selector_->Refile(tenant);
+  Touch(tenant);
   return true;
+}
+
+std::vector<JobId> Pool::Purge(TenantId tenant) {
+  PoolTenant& state = tenants_[tenant];
+  std::vector<JobId> purged;
+  purged.reserve(state.queue.size());
+  int32_t priority = 0;
+  while (!state.queue.empty()) purged.push_back(state.queue.PopFront(&priority).id);
+  Touch(tenant);
+  return purged;
+}
+
+void Pool::AdoptRunning(TenantId tenant, double cost) {
+  ++tenants_[tenant].running;
+  selector_->Charge(tenant, cost);
+  Touch(tenant);
+}
+
+void Pool::Count(PoolTenant& state, int sign) {
+  if (state.counted_active) active_weight_ += sign * state.settings.weight;
+  if (state.counted_waiting) waiting_tenants_ += static_cast<uint32_t>(sign);
+  if (sign < 0) state.counted_active = state.counted_waiting = false;
+}
+
+void Pool::Touch(TenantId tenant) {
+  selector_->Refile(tenant);
+  PoolTenant& state = tenants_[tenant];
+  Count(state, -1);
+  // A tenant held at a hard cap has work but cannot take a slot, so it does
+  // not make anyone else over share.
+  state.counted_waiting =
+      state.HasWork() &&
+      !(state.AtCap() && state.settings.cap_mode == CapMode::kHard);
+  state.counted_active = state.counted_waiting || state.running > 0;
+  Count(state, +1);
+}
+
+bool Pool::OverShare(TenantId tenant) const {
+  const PoolTenant& state = tenants_[tenant];
+  uint32_t others_waiting = waiting_tenants_ - (state.counted_waiting ? 1 : 0);
+  if (others_waiting == 0 || active_weight_ <= 0) return false;
+  double share = capacity_ * state.settings.weight / active_weight_;
+  return state.running > share;
 }
 
 TenantPoolStats Pool::Stats(TenantId tenant) const {

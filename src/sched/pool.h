@@ -50,16 +50,29 @@ class Pool {
                   bool succeeded);
   // False when the job is not queued for this tenant here.
   bool Cancel(TenantId tenant, JobId job);
+  // Removes every queued job of the tenant; returns their ids.
+  std::vector<JobId> Purge(TenantId tenant);
+  // Counts a job restored as running (e.g. a lease that survived a
+  // restart), charged `cost`.
+  void AdoptRunning(TenantId tenant, double cost);
+  // True when the tenant runs more than its weighted share of the pool's
+  // capacity while another tenant has work waiting.
+  bool OverShare(TenantId tenant) const;
 
   TenantPoolStats Stats(TenantId tenant) const;
 
  private:
   void ApplySlots(PoolTenant& state);
+  // Re-files the tenant with the selector and the share totals.
+  void Touch(TenantId tenant);
+  void Count(PoolTenant& state, int sign);
 
   std::string name_;
   const SchedulerOptions& options_;
   uint32_t capacity_ = 0;
   uint64_t next_seq_ = 0;
+  double active_weight_ = 0;     // sum over tenants counted active
+  uint32_t waiting_tenants_ = 0;  // tenants counted waiting
   // Indexed by TenantId; the selector holds a reference to it.
   std::vector<PoolTenant> tenants_;
   std::unique_ptr<Selector> selector_;

@@ -1,19 +1,20 @@
 #include "sched/scheduler.h"
 
-#include "base/format_number.h"
-#include "sched/pool.h"
-
 #include <cmath>
 #include <string>
 #include <utility>
 
+#include "base/format_number.h"
+#include "sched/pool.h"
+
 namespace fairq::sched {
 namespace {
 
+// NaN fails the comparison, so it is refused too.
 Status CheckSeconds(double value, std::string_view field) {
-  if (std::isfinite(value) && value >= 0) return Status::Ok();
-  return InvalidArgument(std::string(field) +
-                         ": must be a finite number >= 0, got " +
+  if (value >= 0 && value <= kMaxSeconds) return Status::Ok();
+  return InvalidArgument(std::string(field) + ": must be between 0 and " +
+                         FormatNumber(kMaxSeconds) + " seconds, got " +
                          FormatNumber(value));
 }
 
@@ -72,12 +73,10 @@ StatusOr<OrgId> Scheduler::SetOrg(const OrgConfig& config) {
   FAIRQ_RETURN_IF_ERROR(Validate(config));
   auto it = org_ids_.find(config.name);
   if (it != org_ids_.end()) {
-    orgs_[it->second] = config;
     org_weights_[it->second] = config.weight;
     return it->second;
   }
-  auto id = static_cast<OrgId>(orgs_.size());
-  orgs_.push_back(config);
+  auto id = static_cast<OrgId>(org_weights_.size());
   org_weights_.push_back(config.weight);
   org_ids_.emplace(config.name, id);
   return id;
@@ -85,14 +84,18 @@ StatusOr<OrgId> Scheduler::SetOrg(const OrgConfig& config) {
 
 // A tenant without an organisation gets one of its own, unnamed so no other
 // tenant can join it, weighted like the tenant.
-StatusOr<OrgId> Scheduler::ResolveOrg(const TenantConfig& config) {
+StatusOr<OrgId> Scheduler::ResolveOrg(const TenantConfig& config,
+                                      std::optional<OrgId> own_org_id) {
   if (!config.org.empty()) {
     auto it = org_ids_.find(config.org);
     if (it != org_ids_.end()) return it->second;
     return SetOrg(OrgConfig{config.org, 1.0});
   }
-  auto id = static_cast<OrgId>(orgs_.size());
-  orgs_.push_back(OrgConfig{"", config.weight});
+  if (own_org_id) {
+    org_weights_[*own_org_id] = config.weight;
+    return *own_org_id;
+  }
+  auto id = static_cast<OrgId>(org_weights_.size());
   org_weights_.push_back(config.weight);
   return id;
 }
@@ -102,10 +105,12 @@ StatusOr<TenantId> Scheduler::AddTenant(const TenantConfig& config) {
   if (tenant_ids_.count(config.name)) {
     return AlreadyExists("tenant: \"" + config.name + "\" exists already");
   }
-  StatusOr<OrgId> org = ResolveOrg(config);
+  StatusOr<OrgId> org = ResolveOrg(config, std::nullopt);
   if (!org.ok()) return org.status();
   auto id = static_cast<TenantId>(tenants_.size());
-  tenants_.push_back(Tenant{config, *org, config.org.empty(), false});
+  bool own = config.org.empty();
+  tenants_.push_back(Tenant{config, *org, false,
+                            own ? std::optional<OrgId>(*org) : std::nullopt});
   tenant_ids_.emplace(config.name, id);
   PushSettings(id);
   return id;
@@ -122,14 +127,11 @@ Status Scheduler::UpdateTenant(TenantId tenant, const TenantConfig& config) {
                            "\")");
   }
   FAIRQ_RETURN_IF_ERROR(Validate(next));
-  if (next.org.empty() && current.own_org) {
-    org_weights_[current.org] = next.weight;
-    orgs_[current.org].weight = next.weight;
-  } else if (next.org != current.config.org) {
-    StatusOr<OrgId> org = ResolveOrg(next);
+  if (next.org.empty() || next.org != current.config.org) {
+    StatusOr<OrgId> org = ResolveOrg(next, current.own_org_id);
     if (!org.ok()) return org.status();
     current.org = *org;
-    current.own_org = next.org.empty();
+    if (next.org.empty()) current.own_org_id = *org;
   }
   current.config = std::move(next);
   PushSettings(tenant);
@@ -180,9 +182,19 @@ StatusOr<std::optional<Dispatch>> Scheduler::LeaseNextJob(PoolId pool) {
   std::optional<Pool::Leased> leased = pools_[pool]->LeaseNext();
   if (!leased) return std::optional<Dispatch>();
   const Dispatch& dispatch = leased->dispatch;
-  running_.emplace(dispatch.job,
+  bool inserted =
+      running_
+          .emplace(dispatch.job,
                    RunningJob{dispatch.tenant, pool, leased->priority,
-                              leased->declared_cost, dispatch.charged_cost});
+                              leased->declared_cost, dispatch.charged_cost})
+          .second;
+  if (!inserted) {
+    // The id was queued twice (a caller broke Enqueue's REQUIRES). Undo
+    // this lease so the tenant does not lose a slot for good.
+    pools_[pool]->EndAttempt(dispatch.tenant, dispatch.charged_cost, 0, false);
+    return Internal("job: " + std::to_string(dispatch.job) +
+                    " was queued while already running; dropped the copy");
+  }
   return std::optional<Dispatch>(dispatch);
 }
 
@@ -225,6 +237,33 @@ Status Scheduler::Cancel(TenantId tenant, PoolId pool, JobId job) {
   return NotFound("job: " + std::to_string(job) + " is not queued for tenant " +
                   tenants_[tenant].config.name + " in pool " +
                   pools_[pool]->name());
+}
+
+StatusOr<std::vector<JobId>> Scheduler::Purge(TenantId tenant, PoolId pool) {
+  FAIRQ_RETURN_IF_ERROR(CheckTenant(tenant));
+  FAIRQ_RETURN_IF_ERROR(CheckPool(pool));
+  return pools_[pool]->Purge(tenant);
+}
+
+Status Scheduler::AdoptRunning(const JobSpec& job) {
+  FAIRQ_RETURN_IF_ERROR(CheckTenant(job.tenant));
+  FAIRQ_RETURN_IF_ERROR(CheckPool(job.pool));
+  if (job.cost) FAIRQ_RETURN_IF_ERROR(CheckSeconds(*job.cost, "cost"));
+  if (running_.count(job.id)) {
+    return AlreadyExists("job: " + std::to_string(job.id) + " is running");
+  }
+  Pool& pool = *pools_[job.pool];
+  double cost = job.cost.value_or(pool.Stats(job.tenant).estimate);
+  pool.AdoptRunning(job.tenant, cost);
+  running_.emplace(job.id, RunningJob{job.tenant, job.pool, job.priority,
+                                      job.cost, cost});
+  return Status::Ok();
+}
+
+StatusOr<bool> Scheduler::OverShare(TenantId tenant, PoolId pool) const {
+  FAIRQ_RETURN_IF_ERROR(CheckTenant(tenant));
+  FAIRQ_RETURN_IF_ERROR(CheckPool(pool));
+  return pools_[pool]->OverShare(tenant);
 }
 
 StatusOr<TenantPoolStats> Scheduler::Stats(TenantId tenant,

@@ -32,8 +32,6 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  const SchedulerOptions& options() const { return options_; }
-
   // --- Registry -------------------------------------------------------------
   StatusOr<PoolId> AddPool(std::string_view name);
   StatusOr<PoolId> FindPool(std::string_view name) const;
@@ -71,9 +69,18 @@ class Scheduler {
   Status Requeue(JobId job, double runtime, double now);
   // Removes a queued job. O(tenant's backlog in the pool): an admin action.
   Status Cancel(TenantId tenant, PoolId pool, JobId job);
+  // Removes every queued job of the tenant in the pool; returns their ids.
+  StatusOr<std::vector<JobId>> Purge(TenantId tenant, PoolId pool);
+  // Counts a job as running without it having been queued: a lease that
+  // survived a restart. Charged its declared or learned cost.
+  Status AdoptRunning(const JobSpec& job);
 
   // --- Inspection -------------------------------------------------------------
   StatusOr<TenantPoolStats> Stats(TenantId tenant, PoolId pool) const;
+  // True when the tenant runs more jobs than its weighted share of the
+  // pool's capacity while another tenant has work waiting: the hint that a
+  // long job should yield at its next safe point.
+  StatusOr<bool> OverShare(TenantId tenant, PoolId pool) const;
   size_t tenant_count() const { return tenants_.size(); }
   size_t pool_count() const { return pools_.size(); }
   size_t running_count() const { return running_.size(); }
@@ -83,8 +90,10 @@ class Scheduler {
   struct Tenant {
     TenantConfig config;
     OrgId org = 0;
-    bool own_org = false;  // the tenant is its own organisation
     bool paused = false;
+    // The tenant's own organisation, once it had one: reused when it
+    // leaves a named organisation and comes back.
+    std::optional<OrgId> own_org_id;
   };
   struct RunningJob {
     TenantId tenant;
@@ -98,14 +107,14 @@ class Scheduler {
 
   Status CheckTenant(TenantId tenant) const;
   Status CheckPool(PoolId pool) const;
-  StatusOr<OrgId> ResolveOrg(const TenantConfig& config);
+  StatusOr<OrgId> ResolveOrg(const TenantConfig& config,
+                             std::optional<OrgId> own_org_id);
   void PushSettings(TenantId tenant);
   StatusOr<RunningJob> EndAttempt(JobId job, double runtime, bool succeeded);
 
   SchedulerOptions options_;
   std::vector<Tenant> tenants_;
   std::unordered_map<std::string, TenantId> tenant_ids_;
-  std::vector<OrgConfig> orgs_;
   std::vector<double> org_weights_;  // indexed by OrgId; read by pools
   std::unordered_map<std::string, OrgId> org_ids_;
   std::vector<std::unique_ptr<Pool>> pools_;

@@ -201,7 +201,7 @@ TEST(SchedulerTest, RetriesAreChargedAgain) {
   SchedulerHarness h;
   TenantId retrier = h.Add("retrier");
   TenantId steady = h.Add("steady");
-  h.Queue(retrier, 1);  // one job that fails forever
+  h.Queue(retrier, 100);  // every attempt fails and goes back to the queue
   h.Queue(steady, 5000);
   std::map<TenantId, double> used;
   for (int i = 0; i < 2000; ++i) {
@@ -214,8 +214,68 @@ TEST(SchedulerTest, RetriesAreChargedAgain) {
       ASSERT_TRUE(h.scheduler->Complete(d->job, 1.0).ok());
     }
   }
-  EXPECT_NEAR(ShareOf(used, retrier), 0.5, 0.01);  // never more than a share
+  // Uncharged retries would keep the retrier's credit up and its turn
+  // going; charged, it gets one share like anyone else.
+  EXPECT_NEAR(ShareOf(used, retrier), 0.5, 0.01);
   EXPECT_DOUBLE_EQ(h.Stats(retrier).worker_seconds, used[retrier]);
+}
+
+TEST(SchedulerTest, DuplicateQueuedIdCannotLeakASlot) {
+  SchedulerHarness h;
+  TenantConfig config = Config("a");
+  config.cap = SlotLimit::Count(2);
+  config.cap_mode = CapMode::kHard;
+  TenantId a = h.Add(config);
+  ASSERT_TRUE(h.scheduler->Enqueue({7, a, h.pool, 0, 1.0}, 0).ok());
+  ASSERT_TRUE(h.scheduler->Enqueue({7, a, h.pool, 0, 1.0}, 0).ok());
+  ASSERT_TRUE(h.Lease());
+  EXPECT_EQ(h.scheduler->LeaseNextJob(h.pool).status().code(),
+            StatusCode::kInternal);
+  ASSERT_TRUE(h.scheduler->Complete(7, 1).ok());
+  EXPECT_EQ(h.Stats(a).running, 0u);
+}
+
+TEST(SchedulerTest, ChangingOrganisationKeepsDebt) {
+  SchedulerHarness h;
+  TenantId a = h.Add("a");
+  TenantId b = h.Add("b");
+  h.Queue(a, 100, 0.1);  // declares 0.1 s, runs 100 s: a big debt
+  std::optional<Dispatch> d = h.Lease();
+  ASSERT_TRUE(h.scheduler->Complete(d->job, 100).ok());
+  TenantConfig moved = Config("a");
+  moved.org = "X";
+  ASSERT_TRUE(h.scheduler->UpdateTenant(a, moved).ok());
+  ASSERT_TRUE(h.scheduler->UpdateTenant(a, Config("a")).ok());
+  h.Queue(b, 100);
+  auto used = h.Cycle(40);
+  EXPECT_EQ(ShareOf(used, a), 0.0);  // still repaying
+}
+
+TEST(SchedulerTest, LoweredWeightLowersBankedCredit) {
+  SchedulerOptions options;
+  options.max_deficit = 4;
+  SchedulerHarness h(options);
+  TenantId a = h.Add("a", 10);
+  h.Queue(a, 4, 100.0);
+  std::vector<Dispatch> leased;
+  for (int i = 0; i < 3; ++i) leased.push_back(*h.Lease());
+  for (const Dispatch& d : leased) ASSERT_TRUE(h.scheduler->Complete(d.job, 0).ok());
+  ASSERT_EQ(h.Stats(a).deficit, 40.0);
+  ASSERT_TRUE(h.scheduler->UpdateTenant(a, Config("a", 1)).ok());
+  EXPECT_EQ(h.Stats(a).deficit, 4.0);
+}
+
+TEST(SchedulerValidationTest, ExtremeNumbersAreRefused) {
+  SchedulerHarness h;
+  ExpectInvalid(h.scheduler->AddTenant(Config("tiny", 5e-324)).status(),
+                "weight");
+  ExpectInvalid(h.scheduler->AddTenant(Config("huge", 1e17)).status(),
+                "weight");
+  TenantId a = h.Add("a");
+  ExpectInvalid(h.scheduler->Enqueue({1, a, h.pool, 0, 1e39}, 0), "cost");
+  h.Queue(a, 1);
+  std::optional<Dispatch> d = h.Lease();
+  ExpectInvalid(h.scheduler->Complete(d->job, 1e308), "runtime");
 }
 
 TEST(SchedulerTest, LeavingTheRingForfeitsCreditButKeepsDebt) {
@@ -407,6 +467,59 @@ TEST(SchedulerTest, RequeuedJobReturnsToTheBack) {
   EXPECT_EQ(h.Lease()->job, ids[0]);
 }
 
+TEST(SchedulerTest, PurgeEmptiesOneTenantsQueue) {
+  SchedulerHarness h;
+  TenantId a = h.Add("a");
+  TenantId b = h.Add("b");
+  std::vector<JobId> ids = h.Queue(a, 3);
+  h.Queue(b, 1);
+  EXPECT_EQ(*h.scheduler->Purge(a, h.pool), ids);
+  EXPECT_EQ(h.Stats(a).queued, 0u);
+  EXPECT_EQ(h.Lease()->tenant, b);
+  EXPECT_FALSE(h.Lease());
+}
+
+TEST(SchedulerTest, AdoptedRunningJobsCountAgainstCapsAndComplete) {
+  SchedulerHarness h;
+  TenantConfig config = Config("a");
+  config.cap = SlotLimit::Count(1);
+  config.cap_mode = CapMode::kHard;
+  TenantId a = h.Add(config);
+  ASSERT_TRUE(h.scheduler->AdoptRunning({77, a, h.pool, 0, 2.0}).ok());
+  EXPECT_EQ(h.scheduler->AdoptRunning({77, a, h.pool, 0, 2.0}).code(),
+            StatusCode::kAlreadyExists);
+  h.Queue(a, 1);
+  EXPECT_FALSE(h.Lease());  // the adopted job holds the only slot
+  ASSERT_TRUE(h.scheduler->Complete(77, 2.0).ok());
+  EXPECT_TRUE(h.Lease());
+}
+
+TEST(SchedulerTest, OverShareOnlyWhileOthersWait) {
+  SchedulerHarness h(SchedulerOptions{}, 4);
+  TenantId a = h.Add("a");
+  TenantId b = h.Add("b");
+  h.Queue(a, 4);
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(h.Lease()->tenant, a);
+  EXPECT_FALSE(*h.scheduler->OverShare(a, h.pool));  // alone: all is fair
+  h.Queue(b, 1);
+  EXPECT_TRUE(*h.scheduler->OverShare(a, h.pool));   // 4 running, share 2
+  EXPECT_FALSE(*h.scheduler->OverShare(b, h.pool));
+}
+
+TEST(SchedulerTest, TenantHeldByHardCapDoesNotCountAsWaiting) {
+  SchedulerHarness h(SchedulerOptions{}, 4);
+  TenantId a = h.Add("a");
+  TenantConfig capped = Config("b");
+  capped.cap = SlotLimit::Count(1);
+  capped.cap_mode = CapMode::kHard;
+  TenantId b = h.Add(capped);
+  h.Queue(b, 2);
+  ASSERT_EQ(h.Lease()->tenant, b);  // b at its cap, one job held
+  h.Queue(a, 3);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(h.Lease()->tenant, a);
+  EXPECT_FALSE(*h.scheduler->OverShare(a, h.pool));
+}
+
 // --- Baselines ----------------------------------------------------------------
 
 SchedulerOptions WithPolicy(Policy policy) {
@@ -446,7 +559,7 @@ TEST(BaselinePolicyTest, CapsUnderArrivalOrderPolicies) {
     TenantId a = h.Add(capped);
     h.Queue(a, 10);
     int alone = 0;
-    while (h.Lease() && alone < 8) ++alone;
+    for (int slot = 0; slot < 8 && h.Lease(); ++slot) ++alone;
     EXPECT_EQ(alone, policy == Policy::kHardCap ? 2 : 8) << PolicyName(policy);
   }
 }

@@ -1,10 +1,10 @@
 #include "sched/slot_limit.h"
 
-#include "base/format_number.h"
-
 #include <charconv>
 #include <cmath>
 #include <string>
+
+#include "base/format_number.h"
 
 namespace fairq::sched {
 namespace {

@@ -23,12 +23,17 @@ constexpr std::array<std::pair<CapMode, std::string_view>, 2> kCapModeNames{{
     {CapMode::kHard, "hard"},
 }};
 
-bool IsPositiveFinite(double value) { return std::isfinite(value) && value > 0; }
+// NaN fails both comparisons, so it is refused too.
+Status CheckRange(double value, double min, double max,
+                  std::string_view field) {
+  if (value >= min && value <= max) return Status::Ok();
+  return InvalidArgument(std::string(field) + ": must be between " +
+                         FormatNumber(min) + " and " + FormatNumber(max) +
+                         ", got " + FormatNumber(value));
+}
 
-Status CheckPositive(double value, std::string_view field) {
-  if (IsPositiveFinite(value)) return Status::Ok();
-  return InvalidArgument(std::string(field) + ": must be a finite number > 0, got " +
-                         FormatNumber(value));
+Status CheckWeight(double value, std::string_view field) {
+  return CheckRange(value, kMinWeight, kMaxWeight, field);
 }
 
 }  // namespace
@@ -65,7 +70,7 @@ StatusOr<CapMode> ParseCapMode(std::string_view name) {
 
 Status Validate(const TenantConfig& config) {
   if (config.name.empty()) return InvalidArgument("name: must not be empty");
-  FAIRQ_RETURN_IF_ERROR(CheckPositive(config.weight, "weight"));
+  FAIRQ_RETURN_IF_ERROR(CheckWeight(config.weight, "weight"));
   FAIRQ_RETURN_IF_ERROR(config.cap.Validate("cap"));
   FAIRQ_RETURN_IF_ERROR(config.floor.Validate("floor"));
   bool comparable = config.cap.is_set() && config.floor.is_set() &&
@@ -79,13 +84,15 @@ Status Validate(const TenantConfig& config) {
 
 Status Validate(const OrgConfig& config) {
   if (config.name.empty()) return InvalidArgument("name: must not be empty");
-  return CheckPositive(config.weight, "weight");
+  return CheckWeight(config.weight, "weight");
 }
 
 Status Validate(const SchedulerOptions& options) {
-  FAIRQ_RETURN_IF_ERROR(CheckPositive(options.quantum, "quantum"));
-  FAIRQ_RETURN_IF_ERROR(CheckPositive(options.max_deficit, "max_deficit"));
-  FAIRQ_RETURN_IF_ERROR(CheckPositive(options.default_cost, "default_cost"));
+  FAIRQ_RETURN_IF_ERROR(CheckRange(options.quantum, 1e-6, 1e6, "quantum"));
+  FAIRQ_RETURN_IF_ERROR(
+      CheckRange(options.max_deficit, 1e-6, kMaxSeconds, "max_deficit"));
+  FAIRQ_RETURN_IF_ERROR(
+      CheckRange(options.default_cost, 1e-6, kMaxSeconds, "default_cost"));
   if (options.max_deficit < options.quantum) {
     return InvalidArgument("max_deficit: must be at least the quantum (" +
                            FormatNumber(options.quantum) + "), got " +

@@ -41,6 +41,13 @@ enum class CapMode {
 std::string_view CapModeName(CapMode mode);
 StatusOr<CapMode> ParseCapMode(std::string_view name);
 
+// Bounds that keep DRR arithmetic finite and exact enough: a weight ratio
+// of at most 1e12 and costs of at most ~31 years stay far inside a double's
+// range and precision, and a grant never underflows to zero.
+inline constexpr double kMinWeight = 1e-6;
+inline constexpr double kMaxWeight = 1e6;
+inline constexpr double kMaxSeconds = 1e9;
+
 // A tenant's scheduling settings. An empty `org` makes the tenant its own
 // organisation, whose weight is then the tenant's weight.
 struct TenantConfig {

@@ -212,7 +212,7 @@ TEST_F(ScenarioTest, WrongTypes) {
 TEST_F(ScenarioTest, SchedulerRulesApplyToTenants) {
   EXPECT_EQ(
       ErrorOf(Base("{tenant: A, at: 0, count: 4}", "{name: B, weight: 0}")),
-      Bad(5) + "tenants[1].weight: must be a finite number > 0, got 0");
+      Bad(5) + "tenants[1].weight: must be between 0.000001 and 1000000, got 0");
   EXPECT_THAT(
       ErrorOf(Base("{tenant: A, at: 0, count: 4}", "{name: B, cap: \"150%\"}")),
       HasSubstr(Bad(5) + "tenants[1].cap: a share must lie in"));
