@@ -231,7 +231,7 @@ TEST_F(ScenarioTest, SchedulerRulesApplyToTenants) {
   EXPECT_THAT(ErrorOf("name: t\nworkers: 2\norgs: [{name: X, weight: -1}]\n"
                       "tenants: [{name: A}]\n"
                       "arrivals: [{tenant: A, at: 0, count: 1}]\n"),
-              HasSubstr(Bad(3) + "orgs[0].weight: must be a finite number"));
+              HasSubstr(Bad(3) + "orgs[0].weight: must be between 0.000001 and 1000000"));
   EXPECT_THAT(ErrorOf("name: t\nworkers: 2\nquantum: 8\n" + Base().substr(19)),
               HasSubstr(Bad(1) + "max_deficit: must be at least the quantum"));
 }
