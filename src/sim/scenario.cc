@@ -13,9 +13,17 @@
 
 #include "sched/slot_limit.h"
 #include "sim/scheduler_setup.h"
-#include "sim/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 namespace fairq::sim {
+
+using yaml::ErrorAt;
+using yaml::FieldOf;
+using yaml::FieldReader;
+using yaml::FormatNumber;
+using yaml::LineOf;
+using yaml::ProblemOf;
+
 namespace {
 
 // A typo such as `rate: 2e9` must fail fast instead of filling memory.

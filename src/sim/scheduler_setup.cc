@@ -3,14 +3,14 @@
 #include <string>
 #include <utility>
 
-#include "sim/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 namespace fairq::sim {
 namespace {
 
 Status Refused(const Scenario& scenario, int line, const std::string& field,
                const Status& status) {
-  return ErrorAt(scenario.source, line, field, status.message());
+  return yaml::ErrorAt(scenario.source, line, field, status.message());
 }
 
 std::string Indexed(const char* list, size_t index) {

@@ -1,11 +1,11 @@
-#include "sim/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <system_error>
 
-namespace fairq::sim {
+namespace fairq::yaml {
 namespace {
 
 std::string_view KindName(const YAML::Node& node) {
@@ -192,6 +192,15 @@ std::optional<int64_t> FieldReader::OptInteger(std::string_view key) {
   return value;
 }
 
+std::optional<bool> FieldReader::OptBool(std::string_view key) {
+  std::optional<std::string> text = ScalarText(key);
+  if (!text) return std::nullopt;
+  if (*text == "true" || *text == "True" || *text == "TRUE") return true;
+  if (*text == "false" || *text == "False" || *text == "FALSE") return false;
+  Fail(key, "expected true or false, got " + Quoted(*text));
+  return std::nullopt;
+}
+
 void FieldReader::Require(bool condition, std::string_view key,
                           std::string_view problem) {
   if (!condition) Fail(key, problem);
@@ -206,4 +215,4 @@ void FieldReader::Adopt(std::string_view key, const Status& status) {
   if (!status.ok()) Fail(key, ProblemOf(status));
 }
 
-}  // namespace fairq::sim
+}  // namespace fairq::yaml

@@ -1,12 +1,13 @@
 // FieldReader: typed, strict access to the fields of one YAML mapping of a
-// scenario file; every problem becomes "file:line: path.field: problem".
+// configuration file (simulator scenarios, the daemon's config); every problem
+// becomes "file:line: path.field: problem".
 //
 // Sticky errors: after the first problem every getter returns its fallback and
 // status() keeps that first problem, so a loader reads a whole block and
 // checks once. Unknown and duplicate keys are problems too (a typo must not be
 // silently ignored). Never throws. Not thread-safe; lives on a loader's stack.
-#ifndef FAIRQ_SIM_YAML_FIELDS_H_
-#define FAIRQ_SIM_YAML_FIELDS_H_
+#ifndef FAIRQ_YAML_YAML_FIELDS_H_
+#define FAIRQ_YAML_YAML_FIELDS_H_
 
 #include <yaml-cpp/yaml.h>
 
@@ -20,7 +21,7 @@
 
 #include "base/status.h"
 
-namespace fairq::sim {
+namespace fairq::yaml {
 
 // 1-based line of `node` (0 when yaml-cpp recorded no position).
 int LineOf(const YAML::Node& node);
@@ -29,7 +30,8 @@ int LineOf(const YAML::Node& node);
 Status ErrorAt(std::string_view source, int line, std::string_view field,
                std::string_view problem);
 
-// Shortest text that reads back as `value` (1, 0.5, -1, 1e+20).
+// Shortest text that reads back as `value` (1, 0.5, -1, 1e+20). Unlike
+// fairq::FormatNumber it never rounds, so a message quotes what the file said.
 std::string FormatNumber(double value);
 
 class FieldReader {
@@ -63,6 +65,10 @@ class FieldReader {
   double Number(std::string_view key);
   std::optional<double> OptNumber(std::string_view key);
   std::optional<int64_t> OptInteger(std::string_view key);
+  // true or false (also True/TRUE, False/FALSE: YAML 1.2's core schema).
+  // YAML 1.1's yes/no/on/off are refused, so that a word never turns into a
+  // boolean by accident.
+  std::optional<bool> OptBool(std::string_view key);
 
   // Records `problem` against `key` unless `condition` holds.
   void Require(bool condition, std::string_view key, std::string_view problem);
@@ -99,6 +105,6 @@ class FieldReader {
 std::string_view FieldOf(const Status& status);
 std::string_view ProblemOf(const Status& status);
 
-}  // namespace fairq::sim
+}  // namespace fairq::yaml
 
-#endif  // FAIRQ_SIM_YAML_FIELDS_H_
+#endif  // FAIRQ_YAML_YAML_FIELDS_H_
