@@ -1,0 +1,163 @@
+#include "store/column_families.h"
+
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/table.h"
+#include "rocksdb/utilities/table_properties_collectors.h"
+
+namespace fairq::store {
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+struct TableShape {
+  size_t write_buffer_bytes;
+  size_t block_bytes;
+  // Bloom filters pay off only for point lookups; families that are only
+  // scanned (ready, scheduled, leases) would carry them for nothing.
+  bool bloom;
+};
+
+// The settings every family shares: the one block cache, with index and
+// filter blocks charged to it so table readers cannot grow memory past the
+// budget as SST files accumulate.
+void ApplyShape(const StoreResources& resources, const TableShape& shape,
+                rocksdb::ColumnFamilyOptions* options) {
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = resources.block_cache;
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  table.block_size = shape.block_bytes;
+  if (shape.bloom) table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  options->table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  options->write_buffer_size = shape.write_buffer_bytes;
+  options->max_write_buffer_number = 2;
+}
+
+// Queue-like families: every entry is put, then deleted soon after (leased,
+// promoted, completed). Tombstones pile up in front of the live entries and
+// slow the recovery scan, so SST files dense with deletes are compacted
+// early instead of waiting for size triggers.
+void ApplyQueueShape(const StoreResources& resources, size_t write_buffer,
+                     rocksdb::ColumnFamilyOptions* options) {
+  ApplyShape(resources, {write_buffer, 4 * 1024, false}, options);
+  options->table_properties_collector_factories.push_back(
+      rocksdb::NewCompactOnDeletionCollectorFactory(
+          /*sliding_window_size=*/128, /*deletion_trigger=*/64,
+          /*deletion_ratio=*/0.5));
+}
+
+// Format version, pools and the id reservation: a few hundred bytes.
+void TuneMeta(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyShape(r, {4 * kMiB, 4 * 1024, false}, o);
+}
+
+// Job records carry payloads up to 1 MiB and are read by id (GetJob, lease):
+// bigger blocks keep the index small, and a bloom filter spares a disk read
+// for ids that are gone. The largest memtable, since it takes most bytes.
+void TuneJobs(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyShape(r, {32 * kMiB, 16 * 1024, true}, o);
+}
+
+// The busiest index: 20-byte keys, small values. A bigger memtable lets a
+// put and its delete meet before flush, so neither reaches an SST file.
+void TuneReady(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyQueueShape(r, 16 * kMiB, o);
+}
+
+void TuneScheduled(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyQueueShape(r, 8 * kMiB, o);
+}
+
+void TuneLeases(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyQueueShape(r, 8 * kMiB, o);
+}
+
+// Dead letters are long-lived, read by id (GetDead) and listed in pages.
+void TuneDead(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyShape(r, {8 * kMiB, 4 * 1024, true}, o);
+}
+
+// One small record per tenant, loaded at start.
+void TuneTenants(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyShape(r, {4 * kMiB, 4 * 1024, false}, o);
+}
+
+// Expired records are dropped by the compaction filter. Compactions follow
+// writes, so a quiet family would keep dead records forever: a periodic
+// compaction bounds that to about a day.
+void TuneIdempotency(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyShape(r, {8 * kMiB, 4 * 1024, false}, o);
+  o->compaction_filter_factory = r.idempotency_filter;
+  o->periodic_compaction_seconds = 24 * 60 * 60;
+}
+
+// kMeta lives in "default": RocksDB creates that family in every database
+// and cannot drop it, so giving it a purpose leaves no empty family for
+// stray writes, and `ldb get format_version` works without --column_family.
+constexpr std::array<FamilySpec, kFamilyCount> kFamilies = {{
+    {Family::kMeta, "default", TuneMeta},
+    {Family::kJobs, "jobs", TuneJobs},
+    {Family::kReady, "ready", TuneReady},
+    {Family::kScheduled, "scheduled", TuneScheduled},
+    {Family::kLeases, "leases", TuneLeases},
+    {Family::kDead, "dead", TuneDead},
+    {Family::kTenants, "tenants", TuneTenants},
+    {Family::kIdempotency, "idempotency", TuneIdempotency},
+}};
+
+constexpr bool TableMatchesEnum() {
+  for (size_t i = 0; i < kFamilies.size(); ++i) {
+    if (static_cast<size_t>(kFamilies[i].family) != i) return false;
+  }
+  return true;
+}
+static_assert(TableMatchesEnum(), "kFamilies must be in Family order");
+
+}  // namespace
+
+StoreResources NewStoreResources(UnixMsClock clock) {
+  StoreResources resources;
+  resources.block_cache = rocksdb::NewLRUCache(kBlockCacheBytes);
+  resources.write_buffers =
+      std::make_shared<rocksdb::WriteBufferManager>(kWriteBufferBudgetBytes);
+  resources.idempotency_filter =
+      std::make_shared<IdempotencyFilterFactory>(std::move(clock));
+  return resources;
+}
+
+const std::array<FamilySpec, kFamilyCount>& FamilyTable() { return kFamilies; }
+
+std::string_view FamilyName(Family family) {
+  return kFamilies[static_cast<size_t>(family)].name;
+}
+
+rocksdb::DBOptions MakeDBOptions(const StoreResources& resources,
+                                 rocksdb::Env* env) {
+  rocksdb::DBOptions options;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  if (env != nullptr) options.env = env;
+  options.write_buffer_manager = resources.write_buffers;
+  options.max_total_wal_size = kMaxTotalWalBytes;
+  // Table readers are cheap with index blocks in the cache, but file
+  // descriptors are shared with gRPC's sockets.
+  options.max_open_files = 512;
+  // RocksDB's own LOG files: bounded, not the default 1000 files.
+  options.keep_log_file_num = 5;
+  options.max_log_file_size = 16 * kMiB;
+  return options;
+}
+
+std::vector<rocksdb::ColumnFamilyDescriptor> MakeFamilyDescriptors(
+    const StoreResources& resources) {
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  descriptors.reserve(kFamilies.size());
+  for (const FamilySpec& spec : kFamilies) {
+    rocksdb::ColumnFamilyOptions options;
+    spec.tune(resources, &options);
+    descriptors.emplace_back(std::string(spec.name), options);
+  }
+  return descriptors;
+}
+
+}  // namespace fairq::store

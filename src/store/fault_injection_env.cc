@@ -1,0 +1,171 @@
+#include "store/fault_injection_env.h"
+
+#include <mutex>
+#include <utility>
+
+#include "rocksdb/env.h"
+#include "rocksdb/file_system.h"
+
+namespace fairq::store {
+
+struct FaultInjectionEnv::State {
+  mutable std::mutex mu;
+  bool fail_appends = false;
+  std::string marker;
+  bool torn = false;
+  bool fail_syncs = false;
+  uint64_t append_calls = 0;
+  uint64_t injected_failures = 0;
+};
+
+namespace {
+
+using State = FaultInjectionEnv::State;
+
+class FaultyWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  FaultyWritableFile(std::unique_ptr<rocksdb::FSWritableFile> file,
+                     std::shared_ptr<State> state)
+      : FSWritableFileOwnerWrapper(std::move(file)), state_(std::move(state)) {}
+
+  rocksdb::IOStatus Append(const rocksdb::Slice& data,
+                           const rocksdb::IOOptions& options,
+                           rocksdb::IODebugContext* dbg) override {
+    if (ShouldFailAppend(data)) return FailAppend(data, options, dbg);
+    return FSWritableFileOwnerWrapper::Append(data, options, dbg);
+  }
+  rocksdb::IOStatus Append(const rocksdb::Slice& data,
+                           const rocksdb::IOOptions& options,
+                           const rocksdb::DataVerificationInfo& info,
+                           rocksdb::IODebugContext* dbg) override {
+    if (ShouldFailAppend(data)) return FailAppend(data, options, dbg);
+    return FSWritableFileOwnerWrapper::Append(data, options, info, dbg);
+  }
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& options,
+                         rocksdb::IODebugContext* dbg) override {
+    if (ShouldFailSync()) return rocksdb::IOStatus::IOError("injected: sync");
+    return FSWritableFileOwnerWrapper::Sync(options, dbg);
+  }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    if (ShouldFailSync()) return rocksdb::IOStatus::IOError("injected: fsync");
+    return FSWritableFileOwnerWrapper::Fsync(options, dbg);
+  }
+
+ private:
+  bool ShouldFailAppend(const rocksdb::Slice& data) {
+    std::lock_guard lock(state_->mu);
+    ++state_->append_calls;
+    const bool fail =
+        state_->fail_appends &&
+        (state_->marker.empty() ||
+         data.ToStringView().find(state_->marker) != std::string_view::npos);
+    if (fail) ++state_->injected_failures;
+    return fail;
+  }
+
+  bool ShouldFailSync() {
+    std::lock_guard lock(state_->mu);
+    if (state_->fail_syncs) ++state_->injected_failures;
+    return state_->fail_syncs;
+  }
+
+  rocksdb::IOStatus FailAppend(const rocksdb::Slice& data,
+                               const rocksdb::IOOptions& options,
+                               rocksdb::IODebugContext* dbg) {
+    bool torn;
+    {
+      std::lock_guard lock(state_->mu);
+      torn = state_->torn;
+    }
+    if (torn) {
+      rocksdb::Slice half(data.data(), data.size() / 2);
+      FSWritableFileOwnerWrapper::Append(half, options, dbg)
+          .PermitUncheckedError();
+    }
+    return rocksdb::IOStatus::NoSpace("injected: no space left on device");
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+class FaultyFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  explicit FaultyFileSystem(std::shared_ptr<State> state)
+      : FileSystemWrapper(rocksdb::FileSystem::Default()),
+        state_(std::move(state)) {}
+
+  const char* Name() const override { return "FaultyFileSystem"; }
+
+  rocksdb::IOStatus NewWritableFile(
+      const std::string& name, const rocksdb::FileOptions& options,
+      std::unique_ptr<rocksdb::FSWritableFile>* result,
+      rocksdb::IODebugContext* dbg) override {
+    return Wrap(target()->NewWritableFile(name, options, result, dbg), result);
+  }
+  rocksdb::IOStatus ReopenWritableFile(
+      const std::string& name, const rocksdb::FileOptions& options,
+      std::unique_ptr<rocksdb::FSWritableFile>* result,
+      rocksdb::IODebugContext* dbg) override {
+    return Wrap(target()->ReopenWritableFile(name, options, result, dbg),
+                result);
+  }
+  rocksdb::IOStatus ReuseWritableFile(
+      const std::string& name, const std::string& old_name,
+      const rocksdb::FileOptions& options,
+      std::unique_ptr<rocksdb::FSWritableFile>* result,
+      rocksdb::IODebugContext* dbg) override {
+    return Wrap(
+        target()->ReuseWritableFile(name, old_name, options, result, dbg),
+        result);
+  }
+
+ private:
+  rocksdb::IOStatus Wrap(rocksdb::IOStatus s,
+                         std::unique_ptr<rocksdb::FSWritableFile>* result) {
+    if (s.ok()) {
+      *result =
+          std::make_unique<FaultyWritableFile>(std::move(*result), state_);
+    }
+    return s;
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace
+
+FaultInjectionEnv::FaultInjectionEnv()
+    : state_(std::make_shared<State>()),
+      env_(rocksdb::NewCompositeEnv(
+          std::make_shared<FaultyFileSystem>(state_))) {}
+
+FaultInjectionEnv::~FaultInjectionEnv() = default;
+
+void FaultInjectionEnv::FailAppends(bool fail, std::string marker) {
+  std::lock_guard lock(state_->mu);
+  state_->fail_appends = fail;
+  state_->marker = std::move(marker);
+}
+
+void FaultInjectionEnv::SetTornWrites(bool torn) {
+  std::lock_guard lock(state_->mu);
+  state_->torn = torn;
+}
+
+void FaultInjectionEnv::FailSyncs(bool fail) {
+  std::lock_guard lock(state_->mu);
+  state_->fail_syncs = fail;
+}
+
+uint64_t FaultInjectionEnv::append_calls() const {
+  std::lock_guard lock(state_->mu);
+  return state_->append_calls;
+}
+
+uint64_t FaultInjectionEnv::injected_failures() const {
+  std::lock_guard lock(state_->mu);
+  return state_->injected_failures;
+}
+
+}  // namespace fairq::store

@@ -1,0 +1,487 @@
+#include "store/store.h"
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
+#include "store/column_families.h"
+#include "store/rocks_status.h"
+
+namespace fairq::store {
+namespace {
+
+using Handles = std::vector<rocksdb::ColumnFamilyHandle*>;
+
+rocksdb::ColumnFamilyHandle* Handle(const Handles& families, Family family) {
+  return families[static_cast<size_t>(family)];
+}
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes.size());
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 0xf]);
+  }
+  return out;
+}
+
+Status CorruptRecord(Family family, std::string_view key,
+                     std::string_view what) {
+  return Internal("corrupt " + std::string(what) + " in family " +
+                  std::string(FamilyName(family)) + " at key " + Hex(key));
+}
+
+template <class Message>
+std::string Serialize(const Message& message) {
+  std::string out;
+  // Fails only past 2 GiB, which the API's size limits rule out.
+  [[maybe_unused]] const bool ok = message.SerializeToString(&out);
+  assert(ok);
+  return out;
+}
+
+template <class Message>
+bool Parse(rocksdb::Slice bytes, Message* message) {
+  return message->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+// rocksdb::WriteBatch::Put/Delete fail only past max_bytes (unset) or 4 GiB
+// per entry, which the API's size limits rule out.
+void BatchPut(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* family,
+              std::string_view key, std::string_view value) {
+  [[maybe_unused]] const rocksdb::Status s = batch->Put(family, key, value);
+  assert(s.ok());
+}
+
+void BatchDelete(rocksdb::WriteBatch* batch,
+                 rocksdb::ColumnFamilyHandle* family, std::string_view key) {
+  [[maybe_unused]] const rocksdb::Status s = batch->Delete(family, key);
+  assert(s.ok());
+}
+
+std::string PoolKey(std::string_view name) {
+  return std::string(kPoolKeyPrefix) + std::string(name);
+}
+
+// ---------------------------------------------------------------------------
+// Opening
+
+// A family we do not know was made by a newer fairqd; RocksDB would refuse
+// to open without it anyway, but with a less helpful message.
+Status CheckKnownFamilies(const rocksdb::DBOptions& options,
+                          const std::string& path) {
+  std::vector<std::string> names;
+  if (!rocksdb::DB::ListColumnFamilies(options, path, &names).ok()) {
+    return Status::Ok();  // no database yet, or Open will say what is wrong
+  }
+  std::string unknown;
+  for (const std::string& name : names) {
+    bool known = false;
+    for (const FamilySpec& spec : FamilyTable()) known |= spec.name == name;
+    if (!known) unknown += (unknown.empty() ? "" : ", ") + name;
+  }
+  if (unknown.empty()) return Status::Ok();
+  return FailedPrecondition("store at " + path +
+                            " has column families this fairqd does not know (" +
+                            unknown + "); was it written by a newer version?");
+}
+
+StatusOr<bool> AllFamiliesEmpty(rocksdb::DB* db, const Handles& families) {
+  for (rocksdb::ColumnFamilyHandle* family : families) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db->NewIterator(rocksdb::ReadOptions(), family));
+    it->SeekToFirst();
+    FAIRQ_RETURN_IF_ERROR(
+        FromRocks(it->status(), RocksOp::kOpen, "check for existing data"));
+    if (it->Valid()) return false;
+  }
+  return true;
+}
+
+// A database without a format_version is new only if it holds nothing: a
+// crash between creating the files and writing the version must not leave a
+// store that refuses to open, but foreign data must not be adopted either.
+Status InitFormatVersion(rocksdb::DB* db, const Handles& families) {
+  StatusOr<bool> empty = AllFamiliesEmpty(db, families);
+  FAIRQ_RETURN_IF_ERROR(empty.status());
+  if (!*empty) {
+    return FailedPrecondition(
+        "store holds data but no format_version; not a fairq store?");
+  }
+  v1::MetaFormat format;
+  format.set_format_version(kFormatVersion);
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;  // once per database: always worth it
+  return FromRocks(db->Put(write_options, Handle(families, Family::kMeta),
+                           kFormatVersionKey, Serialize(format)),
+                   RocksOp::kOpen, "write format_version");
+}
+
+Status CheckFormatVersion(rocksdb::DB* db, const Handles& families) {
+  rocksdb::PinnableSlice value;
+  const rocksdb::Status s =
+      db->Get(rocksdb::ReadOptions(), Handle(families, Family::kMeta),
+              kFormatVersionKey, &value);
+  if (s.IsNotFound()) return InitFormatVersion(db, families);
+  FAIRQ_RETURN_IF_ERROR(FromRocks(s, RocksOp::kOpen, "read format_version"));
+  v1::MetaFormat format;
+  if (!Parse(value, &format)) {
+    return FailedPrecondition("store's format_version record is unreadable");
+  }
+  if (format.format_version() != kFormatVersion) {
+    return FailedPrecondition("store has format_version " +
+                              std::to_string(format.format_version()) +
+                              "; this fairqd reads only format_version " +
+                              std::to_string(kFormatVersion));
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+template <class Message>
+StatusOr<std::optional<Message>> GetRecord(rocksdb::DB* db,
+                                           const Handles& families,
+                                           Family family,
+                                           std::string_view key) {
+  rocksdb::PinnableSlice value;
+  const rocksdb::Status s =
+      db->Get(rocksdb::ReadOptions(), Handle(families, family), key, &value);
+  if (s.IsNotFound()) return std::optional<Message>();
+  FAIRQ_RETURN_IF_ERROR(FromRocks(
+      s, RocksOp::kRead,
+      "get from " + std::string(FamilyName(family)) + " key " + Hex(key)));
+  Message message;
+  if (!Parse(value, &message)) return CorruptRecord(family, key, "value");
+  return std::optional<Message>(std::move(message));
+}
+
+// One family's keys in [begin, end); no end means to the family's end.
+struct KeyRange {
+  rocksdb::DB* db;
+  rocksdb::ColumnFamilyHandle* handle;
+  Family family;
+  std::string begin;
+  std::optional<std::string> end;
+};
+
+KeyRange WholeFamily(rocksdb::DB* db, const Handles& families, Family family) {
+  return {db, Handle(families, family), family, "", std::nullopt};
+}
+
+// Calls on_record(key, message) in key order until it returns false or an
+// error. A value that does not parse is corruption: reported, never skipped,
+// since recovery must not silently drop jobs.
+template <class Message, class OnRecord>
+Status ScanRecords(const KeyRange& range, OnRecord on_record) {
+  rocksdb::ReadOptions read_options;
+  read_options.fill_cache = false;  // a recovery scan must not evict hot data
+  rocksdb::Slice upper;
+  if (range.end) {
+    upper = *range.end;
+    read_options.iterate_upper_bound = &upper;
+  }
+  std::unique_ptr<rocksdb::Iterator> it(
+      range.db->NewIterator(read_options, range.handle));
+  for (it->Seek(range.begin); it->Valid(); it->Next()) {
+    const std::string_view key = it->key().ToStringView();
+    Message message;
+    if (!Parse(it->value(), &message)) {
+      return CorruptRecord(range.family, key, "value");
+    }
+    StatusOr<bool> more = on_record(key, message);
+    if (!more.ok() || !*more) return more.status();
+  }
+  return FromRocks(it->status(), RocksOp::kRead,
+                   "scan " + std::string(FamilyName(range.family)));
+}
+
+// ScanRecords with the key decoded by `decode` (returning an optional).
+template <class Message, class Decode, class Visit>
+Status ScanDecoded(const KeyRange& range, Decode decode, Visit visit) {
+  return ScanRecords<Message>(
+      range,
+      [&](std::string_view key, const Message& message) -> StatusOr<bool> {
+        auto decoded = decode(key);
+        if (!decoded) return CorruptRecord(range.family, key, "key");
+        return visit(*decoded, message);
+      });
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// WriteBatch
+
+WriteBatch::WriteBatch(
+    const std::vector<rocksdb::ColumnFamilyHandle*>* families)
+    : families_(families), rep_(std::make_unique<rocksdb::WriteBatch>()) {}
+WriteBatch::~WriteBatch() = default;
+WriteBatch::WriteBatch(WriteBatch&&) noexcept = default;
+WriteBatch& WriteBatch::operator=(WriteBatch&&) noexcept = default;
+
+void WriteBatch::PutJob(const v1::JobRecord& job) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kJobs), EncodeJobId(job.id()),
+           Serialize(job));
+}
+
+void WriteBatch::DeleteJob(uint64_t job_id) {
+  BatchDelete(rep_.get(), Handle(*families_, Family::kJobs),
+              EncodeJobId(job_id));
+}
+
+void WriteBatch::PutReady(const ReadyKey& key, const v1::ReadyEntry& entry) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kReady), EncodeReadyKey(key),
+           Serialize(entry));
+}
+
+void WriteBatch::DeleteReady(const ReadyKey& key) {
+  BatchDelete(rep_.get(), Handle(*families_, Family::kReady),
+              EncodeReadyKey(key));
+}
+
+void WriteBatch::PutScheduled(const ScheduledKey& key,
+                              const v1::ScheduledEntry& entry) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kScheduled),
+           EncodeScheduledKey(key), Serialize(entry));
+}
+
+void WriteBatch::DeleteScheduled(const ScheduledKey& key) {
+  BatchDelete(rep_.get(), Handle(*families_, Family::kScheduled),
+              EncodeScheduledKey(key));
+}
+
+void WriteBatch::PutLease(uint64_t job_id, const v1::LeaseRecord& lease) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kLeases), EncodeJobId(job_id),
+           Serialize(lease));
+}
+
+void WriteBatch::DeleteLease(uint64_t job_id) {
+  BatchDelete(rep_.get(), Handle(*families_, Family::kLeases),
+              EncodeJobId(job_id));
+}
+
+void WriteBatch::PutDead(uint64_t job_id, const v1::DeadRecord& dead) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kDead), EncodeJobId(job_id),
+           Serialize(dead));
+}
+
+void WriteBatch::DeleteDead(uint64_t job_id) {
+  BatchDelete(rep_.get(), Handle(*families_, Family::kDead),
+              EncodeJobId(job_id));
+}
+
+void WriteBatch::PutTenant(const v1::TenantRecord& tenant) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kTenants),
+           tenant.config().name(), Serialize(tenant));
+}
+
+void WriteBatch::PutIdempotency(uint32_t tenant_id, std::string_view key,
+                                const v1::IdempotencyRecord& record) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kIdempotency),
+           EncodeIdempotencyKey(tenant_id, key), Serialize(record));
+}
+
+void WriteBatch::PutPool(std::string_view name, const v1::PoolRecord& pool) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kMeta), PoolKey(name),
+           Serialize(pool));
+}
+
+void WriteBatch::PutIdReservation(const v1::IdReservation& reservation) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kMeta), kIdReservationKey,
+           Serialize(reservation));
+}
+
+// A moved-from batch counts as empty, so Commit can skip it.
+bool WriteBatch::empty() const { return count() == 0; }
+
+uint32_t WriteBatch::count() const {
+  return rep_ == nullptr ? 0 : rep_->Count();
+}
+
+// ---------------------------------------------------------------------------
+// Store
+
+StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+  const StoreResources resources = NewStoreResources();
+  const rocksdb::DBOptions db_options = MakeDBOptions(resources, options.env);
+  FAIRQ_RETURN_IF_ERROR(CheckKnownFamilies(db_options, options.path));
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  const rocksdb::Status s =
+      rocksdb::DB::Open(db_options, options.path,
+                        MakeFamilyDescriptors(resources), &handles, &db);
+  FAIRQ_RETURN_IF_ERROR(
+      FromRocks(s, RocksOp::kOpen, "open store at " + options.path));
+  // From here the Store owns db and handles, so any early return closes them.
+  std::unique_ptr<Store> store(new Store());
+  store->db_.reset(db);
+  store->families_ = std::move(handles);
+  store->sync_ = options.sync;
+  FAIRQ_RETURN_IF_ERROR(CheckFormatVersion(store->db_.get(), store->families_));
+  return store;
+}
+
+Store::~Store() {
+  if (db_ == nullptr) return;
+  for (rocksdb::ColumnFamilyHandle* family : families_) {
+    // Fails only for a handle of another DB; ours are all from db_.
+    [[maybe_unused]] const rocksdb::Status s =
+        db_->DestroyColumnFamilyHandle(family);
+  }
+  db_.reset();
+}
+
+WriteBatch Store::NewBatch() const { return WriteBatch(&families_); }
+
+// Every batch but the last is written without sync: RocksDB's sync flushes
+// and fsyncs the whole log, so the last write's sync covers the earlier ones
+// too (one fsync per dispatcher turn). If a write fails, the earlier batches
+// of this call reached the log but perhaps not the disk; the caller replies
+// to none of them, and nothing after the failure is attempted.
+Status Store::Commit(std::vector<WriteBatch>& batches) {
+  if (failed()) {
+    return Unavailable(
+        "store is in the failed state after an earlier write error; "
+        "nothing was written");
+  }
+  std::optional<size_t> last;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    if (!batches[i].empty()) last = i;
+  }
+  for (size_t i = 0; last && i <= *last; ++i) {
+    if (batches[i].empty()) continue;
+    rocksdb::WriteOptions write_options;
+    write_options.sync = sync_ && i == *last;
+    const rocksdb::Status s = db_->Write(write_options, batches[i].rep_.get());
+    if (!s.ok()) {
+      failed_.store(true, std::memory_order_release);
+      return FromRocks(s, RocksOp::kWrite,
+                       "commit batch " + std::to_string(i + 1) + " of " +
+                           std::to_string(batches.size()));
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::optional<v1::JobRecord>> Store::GetJob(uint64_t job_id) const {
+  return GetRecord<v1::JobRecord>(db_.get(), families_, Family::kJobs,
+                                  EncodeJobId(job_id));
+}
+
+StatusOr<std::vector<std::optional<v1::JobRecord>>> Store::GetJobs(
+    const std::vector<uint64_t>& job_ids) const {
+  const size_t n = job_ids.size();
+  std::vector<std::string> keys;
+  keys.reserve(n);
+  for (uint64_t id : job_ids) keys.push_back(EncodeJobId(id));
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(n);
+  std::vector<rocksdb::Status> statuses(n);
+  db_->MultiGet(rocksdb::ReadOptions(), Handle(families_, Family::kJobs), n,
+                slices.data(), values.data(), statuses.data());
+  std::vector<std::optional<v1::JobRecord>> jobs(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    FAIRQ_RETURN_IF_ERROR(FromRocks(statuses[i], RocksOp::kRead,
+                                    "get from jobs key " + Hex(keys[i])));
+    if (!Parse(values[i], &jobs[i].emplace())) {
+      return CorruptRecord(Family::kJobs, keys[i], "value");
+    }
+  }
+  return jobs;
+}
+
+StatusOr<std::optional<v1::DeadRecord>> Store::GetDead(uint64_t job_id) const {
+  return GetRecord<v1::DeadRecord>(db_.get(), families_, Family::kDead,
+                                   EncodeJobId(job_id));
+}
+
+StatusOr<std::optional<v1::IdReservation>> Store::GetIdReservation() const {
+  return GetRecord<v1::IdReservation>(db_.get(), families_, Family::kMeta,
+                                      kIdReservationKey);
+}
+
+Status Store::ScanJobs(const Visitor<v1::JobRecord>& visit) const {
+  // A record filed under another id would put a job in the wrong place on
+  // recovery; treat it like any other corruption.
+  auto checked = [&](uint64_t id, const v1::JobRecord& job) -> StatusOr<bool> {
+    if (job.id() != id) {
+      return CorruptRecord(Family::kJobs, EncodeJobId(id),
+                           "value (id " + std::to_string(job.id()) + ")");
+    }
+    return visit(job);
+  };
+  return ScanDecoded<v1::JobRecord>(
+      WholeFamily(db_.get(), families_, Family::kJobs), DecodeJobId, checked);
+}
+
+Status Store::ScanReady(const Visitor<ReadyKey, v1::ReadyEntry>& visit) const {
+  return ScanDecoded<v1::ReadyEntry>(
+      WholeFamily(db_.get(), families_, Family::kReady), DecodeReadyKey, visit);
+}
+
+Status Store::ScanScheduled(
+    const Visitor<ScheduledKey, v1::ScheduledEntry>& visit) const {
+  return ScanDecoded<v1::ScheduledEntry>(
+      WholeFamily(db_.get(), families_, Family::kScheduled), DecodeScheduledKey,
+      visit);
+}
+
+Status Store::ScanLeases(
+    const Visitor<uint64_t, v1::LeaseRecord>& visit) const {
+  return ScanDecoded<v1::LeaseRecord>(
+      WholeFamily(db_.get(), families_, Family::kLeases), DecodeJobId, visit);
+}
+
+Status Store::ScanDead(uint64_t after_job_id,
+                       const Visitor<uint64_t, v1::DeadRecord>& visit) const {
+  if (after_job_id == UINT64_MAX) return Status::Ok();  // nothing after it
+  KeyRange range = WholeFamily(db_.get(), families_, Family::kDead);
+  range.begin = EncodeJobId(after_job_id + 1);
+  return ScanDecoded<v1::DeadRecord>(range, DecodeJobId, visit);
+}
+
+Status Store::ScanTenants(const Visitor<v1::TenantRecord>& visit) const {
+  return ScanRecords<v1::TenantRecord>(
+      WholeFamily(db_.get(), families_, Family::kTenants),
+      [&](std::string_view, const v1::TenantRecord& tenant) -> StatusOr<bool> {
+        return visit(tenant);
+      });
+}
+
+Status Store::ScanPools(
+    const Visitor<std::string, v1::PoolRecord>& visit) const {
+  KeyRange range = WholeFamily(db_.get(), families_, Family::kMeta);
+  range.begin = std::string(kPoolKeyPrefix);
+  // "pool0" is the first key after every "pool/..." ('0' follows '/').
+  range.end = range.begin;
+  ++range.end->back();
+  auto name_of = [](std::string_view key) -> std::optional<std::string> {
+    return std::string(key.substr(kPoolKeyPrefix.size()));
+  };
+  return ScanDecoded<v1::PoolRecord>(range, name_of, visit);
+}
+
+Status Store::ScanIdempotency(
+    int64_t now_unix_ms,
+    const Visitor<uint32_t, std::string, v1::IdempotencyRecord>& visit) const {
+  // Expired records linger until compaction drops them; skip them here by
+  // the compaction filter's rule, so both agree on what "expired" means.
+  auto live = [&](const std::pair<uint32_t, std::string>& key,
+                  const v1::IdempotencyRecord& record) {
+    if (record.expires_unix_ms() < now_unix_ms) return true;
+    return visit(key.first, key.second, record);
+  };
+  return ScanDecoded<v1::IdempotencyRecord>(
+      WholeFamily(db_.get(), families_, Family::kIdempotency),
+      DecodeIdempotencyKey, live);
+}
+
+}  // namespace fairq::store
