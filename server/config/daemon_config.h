@@ -1,0 +1,120 @@
+// DaemonConfig: every setting of fairqd, read from one YAML file, checked, and
+// with a default for every key the file leaves out. config/fairqd.yaml
+// documents each field with its default and range.
+//
+// Plain values. ParseConfig and LoadConfig never throw and are safe to call
+// from any thread; a loaded config is immutable by convention.
+#ifndef FAIRQ_SERVER_CONFIG_DAEMON_CONFIG_H_
+#define FAIRQ_SERVER_CONFIG_DAEMON_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "fairq/v1/fairq.pb.h"
+#include "sched/types.h"
+
+namespace fairq::config {
+
+// Bounds the config enforces that the service also applies per request
+// (JobSpec.lease_duration, max_attempts, payload and batch sizes).
+inline constexpr uint32_t kMaxLeaseSeconds = 12 * 3600;
+inline constexpr uint32_t kMaxAttempts = 1000;
+inline constexpr uint32_t kMaxPayloadBytes = 64u << 20;
+inline constexpr uint32_t kMaxBatch = 10000;
+
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError };
+enum class LogFormat { kText, kJson };
+
+std::string_view LogLevelName(LogLevel level);
+std::string_view LogFormatName(LogFormat format);
+
+// Weight 1, no cap (work-conserving), no floor, no quotas, no name.
+v1::Tenant DefaultTenantSettings();
+
+// What every tenant starts from: those the file lists (their own fields
+// override these) and those created on first use.
+struct TenantDefaults {
+  // A template: `name` and `org` are empty, `paused` is false.
+  v1::Tenant settings = DefaultTenantSettings();
+  // Attempts of a job that names none (JobSpec.max_attempts 0); 1..1000.
+  uint32_t max_attempts = 5;
+  // Retry backoff of a job without its own RetryPolicy: the n-th retry waits
+  // min(max, initial * 2^(n-1)) with jitter. initial 0..3600,
+  // max initial..86400.
+  double initial_backoff_seconds = 1;
+  double max_backoff_seconds = 300;
+};
+
+struct LogConfig {
+  LogLevel level = LogLevel::kInfo;
+  LogFormat format = LogFormat::kText;
+};
+
+struct DaemonConfig {
+  // The file the config came from ("" for the built-in defaults).
+  std::string source;
+
+  // gRPC address: "host:port" (port 0 picks a free one) or "unix:/path".
+  std::string listen = "127.0.0.1:7070";
+  // Prometheus /metrics address, same forms; "" turns the exporter off.
+  std::string metrics_listen = "127.0.0.1:9464";
+  // RocksDB directory; relative paths are taken from the working directory.
+  std::string data_dir = "./data";
+  // Sync each write to disk before replying. false trades the last moments
+  // of acknowledged work on power loss for throughput.
+  bool sync = true;
+
+  uint32_t default_lease_seconds = 30;    // 1..kMaxLeaseSeconds
+  uint32_t max_payload_bytes = 1u << 20;  // 1..kMaxPayloadBytes
+  uint32_t max_batch = 1000;              // 1..kMaxBatch
+  bool auto_create_tenants = true;
+  bool auto_create_pools = true;
+  // A pool's live capacity (what share caps and floors are shares of) is the
+  // sum of slots of its workers seen within this window. 1..3600.
+  uint32_t worker_liveness_seconds = 30;
+  // Bound of the queue into the dispatcher thread; when it is full RPCs get
+  // RESOURCE_EXHAUSTED. 16..10,000,000.
+  uint32_t command_queue_capacity = 65536;
+  // How long an idempotency key is remembered. 1..2,592,000 (30 days).
+  uint32_t idempotency_window_seconds = 86400;
+  // READY + SCHEDULED jobs over all tenants before Enqueue gets
+  // RESOURCE_EXHAUSTED; 0 means unlimited.
+  uint64_t max_queued_total = 0;
+
+  // Checked by sched::Validate; policy by sched::ParsePolicy.
+  sched::SchedulerOptions scheduling;
+  TenantDefaults tenant_defaults;
+  // Pools that exist from the start; always holds "default" (first unless
+  // the file places it).
+  std::vector<std::string> pools = {"default"};
+  std::vector<sched::OrgConfig> orgs;
+  // Fully resolved: tenant_defaults already applied, weights set (never 0),
+  // names unique and valid (ValidateTenant holds for each).
+  std::vector<v1::Tenant> tenants;
+  LogConfig log;
+};
+
+// Reads and checks the file at `path`. Errors read
+// "path:line: field: problem", e.g.
+// "fairqd.yaml:12: tenants[1].weight: must be between 0.000001 and 1000000,
+// got 0";
+// unknown keys, duplicate keys and duplicate names are errors. NOT_FOUND
+// when the file cannot be read.
+StatusOr<DaemonConfig> LoadConfig(const std::string& path);
+
+// The same for YAML text in memory; `source` names it in messages. Empty
+// text (or only comments) gives the defaults.
+StatusOr<DaemonConfig> ParseConfig(std::string_view text,
+                                   const std::string& source);
+
+// A few lines of "section: key value, ..." with every effective value, for
+// the daemon to log at start. At most ten tenants are listed by name; a
+// relative data_dir is also shown resolved against the current directory.
+std::string DescribeEffective(const DaemonConfig& config);
+
+}  // namespace fairq::config
+
+#endif  // FAIRQ_SERVER_CONFIG_DAEMON_CONFIG_H_
