@@ -7,6 +7,8 @@
 set -euo pipefail
 
 # Every Debian package the build, the tests and the benchmarks use.
+# (libgrpc++-dev brings the protoc plugin's runtime; protobuf-compiler-grpc
+# the plugin itself.)
 PACKAGES=(
   cmake g++ ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -47,9 +49,10 @@ case "${1:-}" in
   run)
     install_deps
     build_all
-    # Until the daemon exists the main job is the simulator on the flood
-    # scenario, every policy side by side.
-    exec "$build/client/fairqctl" simulate "$root/config/scenarios/flood.yaml"
+    # The broker on the example config; its data goes to ./data under the
+    # checkout (data_dir in the config is relative to the working directory).
+    cd "$root"
+    exec "$build/server/fairqd" --config config/fairqd.yaml
     ;;
   test)
     install_deps

@@ -1,0 +1,136 @@
+#include "server/broker/broker.h"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace fairq::server {
+namespace {
+
+// Read-only commands still run while the store is in the failed state.
+bool Mutates(const Command& command) {
+  return !(std::holds_alternative<GetJobCommand>(command) ||
+           std::holds_alternative<GetTenantCommand>(command) ||
+           std::holds_alternative<ListTenantsCommand>(command) ||
+           std::holds_alternative<QueueStatsCommand>(command) ||
+           std::holds_alternative<LeaseCanceledCommand>(command));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Broker>> Broker::Create(const config::DaemonConfig& config,
+                                                 store::Store* store) {
+  StatusOr<std::unique_ptr<sched::Scheduler>> scheduler =
+      sched::Scheduler::Create(config.scheduling);
+  if (!scheduler.ok()) return scheduler.status();
+  return std::unique_ptr<Broker>(
+      new Broker(config, store, std::move(scheduler).value()));
+}
+
+Broker::Broker(const config::DaemonConfig& config, store::Store* store,
+               std::unique_ptr<sched::Scheduler> scheduler)
+    : config_(config),
+      store_(store),
+      scheduler_(std::move(scheduler)),
+      workers_(static_cast<int64_t>(config.worker_liveness_seconds * 1000)),
+      admission_(config.max_queued_total),
+      random_(std::random_device{}()) {}
+
+void Broker::Reply(Turn& turn, Done done, Status status) {
+  turn.replies.push_back(
+      [done = std::move(done), status = std::move(status)](const Status& commit) {
+        done(commit.ok() ? status : commit);
+      });
+}
+
+void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
+  if (store_->failed() && Mutates(command)) {
+    FinishCommand(command,
+                  Unavailable("store: failed state after a write error; "
+                              "fairqd needs a restart"));
+    return;
+  }
+  std::visit(
+      [&](auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, EnqueueCommand>) {
+          HandleEnqueue(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, LeaseCommand>) {
+          HandleLease(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, LeaseCanceledCommand>) {
+          HandleLeaseCanceled(c, turn);
+        } else if constexpr (std::is_same_v<T, LeaseUndeliveredCommand>) {
+          HandleLeaseUndelivered(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, HeartbeatCommand>) {
+          HandleHeartbeat(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, CompleteCommand>) {
+          HandleComplete(c, turn);
+        } else if constexpr (std::is_same_v<T, FailCommand>) {
+          HandleFail(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, GetJobCommand>) {
+          HandleGetJob(c, turn);
+        } else if constexpr (std::is_same_v<T, CancelJobCommand>) {
+          HandleCancelJob(c, turn);
+        } else if constexpr (std::is_same_v<T, SetTenantCommand>) {
+          HandleSetTenant(c, turn);
+        } else if constexpr (std::is_same_v<T, GetTenantCommand>) {
+          HandleGetTenant(c, turn);
+        } else if constexpr (std::is_same_v<T, ListTenantsCommand>) {
+          HandleListTenants(c, turn);
+        } else if constexpr (std::is_same_v<T, PauseTenantCommand>) {
+          HandlePauseTenant(c, turn);
+        } else if constexpr (std::is_same_v<T, QueueStatsCommand>) {
+          HandleQueueStats(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, RequeueDeadCommand>) {
+          HandleRequeueDead(c, now_ms, turn);
+        } else {
+          static_assert(std::is_same_v<T, PurgeTenantCommand>);
+          HandlePurge(c, turn);
+        }
+      },
+      command);
+}
+
+void Broker::RunTimers(int64_t now_ms, Turn& turn) {
+  ExpireLeases(now_ms, turn);
+  PromoteScheduled(now_ms, turn);
+  for (WaiterId id : waiters_.Expired(now_ms)) {
+    if (auto waiter = waiters_.Take(id)) AnswerWaiter(std::move(*waiter), turn);
+  }
+  for (uint32_t pool : workers_.Expire(now_ms)) RefreshCapacity(pool);
+  idempotency_.Expire(now_ms);
+}
+
+std::optional<int64_t> Broker::NextDeadline() const {
+  std::optional<int64_t> next;
+  auto consider = [&](std::optional<int64_t> at) {
+    if (at && (!next || *at < *next)) next = at;
+  };
+  if (!lease_timers_.empty()) consider(lease_timers_.top().at_ms);
+  if (!scheduled_timers_.empty()) consider(scheduled_timers_.top().at_ms);
+  consider(waiters_.NextDeadline());
+  consider(workers_.NextExpiry());
+  return next;
+}
+
+void Broker::MatchWaiters(int64_t now_ms, Turn& turn) {
+  for (uint32_t pool = 0; pool < pool_has_news_.size(); ++pool) {
+    if (!pool_has_news_[pool]) continue;
+    pool_has_news_[pool] = false;
+    while (LeaseWaiters::Waiter* waiter = waiters_.Front(pool)) {
+      if (!TryFill(*waiter, now_ms, turn)) break;
+      AnswerWaiter(std::move(*waiters_.Take(waiter->id)), turn);
+    }
+  }
+}
+
+void Broker::ReleaseWaiters(Turn& turn) {
+  for (WaiterId id : waiters_.All()) {
+    if (auto waiter = waiters_.Take(id)) AnswerWaiter(std::move(*waiter), turn);
+  }
+}
+
+Broker::Depth& Broker::DepthOf(uint32_t tenant, uint32_t pool) {
+  return depth_[static_cast<uint64_t>(tenant) << 32 | pool];
+}
+
+}  // namespace fairq::server

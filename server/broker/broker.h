@@ -1,0 +1,197 @@
+// Broker: all of fairqd's scheduling and job state, and the rules of the job
+// lifecycle (READY -> LEASED -> SUCCEEDED; failures to SCHEDULED or DEAD;
+// cancels). It owns the scheduling core, the live-job table, leases, waiting
+// Lease calls, timers, tenants, admission and idempotency.
+//
+// Threading: the dispatcher thread only; nothing here locks. It never does
+// I/O: each call appends its writes to the Turn's batch and its replies to
+// the Turn, and the Writer makes them durable before anyone is answered.
+// Time is passed in (unix milliseconds).
+#ifndef FAIRQ_SERVER_BROKER_BROKER_H_
+#define FAIRQ_SERVER_BROKER_BROKER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "base/status.h"
+#include "sched/scheduler.h"
+#include "server/broker/admission.h"
+#include "server/broker/commands.h"
+#include "server/broker/idempotency_index.h"
+#include "server/broker/job_table.h"
+#include "server/broker/lease_waiters.h"
+#include "server/broker/worker_registry.h"
+#include "server/broker/writer.h"
+#include "server/config/daemon_config.h"
+#include "store/store.h"
+
+namespace fairq::server {
+
+class Broker {
+ public:
+  // `store` is used only to create batches and, in Restore, to read.
+  static StatusOr<std::unique_ptr<Broker>> Create(const config::DaemonConfig& config,
+                                                  store::Store* store);
+
+  // Rebuilds state from the store (startup, before any command). Writes the
+  // configured tenants and pools that are new. REQUIRES: no commands yet.
+  Status Restore(int64_t now_ms, Turn& turn);
+
+  // Handles one command. Always either queues its reply on `turn` or runs
+  // `done` (never both, never neither).
+  void Handle(Command& command, int64_t now_ms, Turn& turn);
+  // Lapsed leases, due scheduled jobs, expired waits, idle workers.
+  void RunTimers(int64_t now_ms, Turn& turn);
+  // Hands ready jobs to waiting Lease calls.
+  void MatchWaiters(int64_t now_ms, Turn& turn);
+  // The next time RunTimers has work, if any.
+  std::optional<int64_t> NextDeadline() const;
+  // Answers every waiting Lease call with no jobs (shutdown).
+  void ReleaseWaiters(Turn& turn);
+
+  size_t live_jobs() const { return jobs_.size(); }
+  // Job records found at startup without an index entry, requeued.
+  size_t orphans_requeued() const { return orphans_requeued_; }
+
+ private:
+  struct PoolInfo {
+    std::string name;
+  };
+  struct TenantInfo {
+    v1::Tenant config;
+    uint64_t queued = 0;  // READY + SCHEDULED, all pools
+  };
+  // Per tenant and pool: what the scheduler does not count.
+  struct Depth {
+    uint64_t scheduled = 0;
+    uint64_t leased = 0;
+    uint64_t dead = 0;
+  };
+  // A timer entry; stale ones (the job moved on) are skipped when popped.
+  struct Timer {
+    int64_t at_ms;
+    uint64_t job_id;
+    uint64_t stamp;  // the lease token or the scheduled due time it was for
+    bool operator>(const Timer& o) const { return at_ms > o.at_ms; }
+  };
+  using TimerHeap =
+      std::priority_queue<Timer, std::vector<Timer>, std::greater<>>;
+
+  explicit Broker(const config::DaemonConfig& config, store::Store* store,
+                  std::unique_ptr<sched::Scheduler> scheduler);
+
+  // broker_restore.cc
+  Status RestoreTenantsAndPools(Turn& turn);
+  Status RestoreJobs();
+  Status RestoreIndexes(int64_t now_ms, Turn& turn);
+  Status RequeueOrphans(int64_t now_ms, Turn& turn);
+
+  // broker_tenants.cc
+  StatusOr<sched::TenantId> FindOrCreateTenant(const std::string& name,
+                                               Turn& turn);
+  StatusOr<sched::PoolId> FindOrCreatePool(const std::string& pool,
+                                           Turn& turn);
+  // Registers a pool with the next id (startup and auto-creation).
+  uint32_t AddPool(const std::string& name);
+  // Adds (id == tenant count) or updates a tenant in memory.
+  Status ApplyTenant(sched::TenantId id, const v1::Tenant& config);
+  void PersistTenant(sched::TenantId id, Turn& turn);
+  void HandleSetTenant(SetTenantCommand& c, Turn& turn);
+  void HandleGetTenant(GetTenantCommand& c, Turn& turn);
+  void HandleListTenants(ListTenantsCommand& c, Turn& turn);
+  void HandlePauseTenant(PauseTenantCommand& c, Turn& turn);
+  Depth& DepthOf(uint32_t tenant, uint32_t pool);
+
+  // broker_enqueue.cc
+  void HandleEnqueue(EnqueueCommand& c, int64_t now_ms, Turn& turn);
+  Status EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
+                    v1::EnqueueResult* result);
+  JobMeta MetaFor(const v1::JobSpec& spec, uint32_t tenant, uint32_t pool,
+                  int64_t now_ms) const;
+
+  // broker_jobs.cc: every state change of a live job goes through these,
+  // which keep the store's indexes, the counters and the scheduler in step.
+  uint64_t NextJobId(Turn& turn);
+  // Into READY (and the scheduler's queue) / SCHEDULED. REQUIRES: the job
+  // is in no state (new, or Leave was called).
+  void MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms, Turn& turn);
+  void MakeScheduled(uint64_t job_id, JobMeta& job, int64_t due_ms,
+                     Turn& turn);
+  // Out of the current state's index and counters. The scheduler is left
+  // to the caller (a READY job may already have been popped by a lease).
+  void Leave(uint64_t job_id, JobMeta& job, Turn& turn);
+  // Removes a finished or canceled job entirely.
+  void Forget(uint64_t job_id, JobMeta& job, Turn& turn);
+  int64_t Backoff(const JobMeta& job);
+
+  // broker_lease.cc
+  void HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn);
+  bool TryFill(LeaseWaiters::Waiter& waiter, int64_t now_ms, Turn& turn);
+  void GrantLease(uint64_t job_id, const std::string& worker_id,
+                  int64_t now_ms, Turn& turn, v1::LeaseResponse* response);
+  void AnswerWaiter(LeaseWaiters::Waiter waiter, Turn& turn);
+  void HandleLeaseCanceled(LeaseCanceledCommand& c, Turn& turn);
+  void HandleLeaseUndelivered(LeaseUndeliveredCommand& c, int64_t now_ms,
+                              Turn& turn);
+  void RefreshCapacity(uint32_t pool);
+
+  // broker_ack.cc
+  void HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms, Turn& turn);
+  void HandleComplete(CompleteCommand& c, Turn& turn);
+  void HandleFail(FailCommand& c, int64_t now_ms, Turn& turn);
+  Status CheckLease(uint64_t job_id, uint64_t token) const;
+  // A leased attempt failed or lapsed: retry after backoff, or DEAD.
+  void EndAttempt(uint64_t job_id, double runtime_s, const std::string& error,
+                  bool retryable, int64_t now_ms, Turn& turn);
+  void MakeDead(uint64_t job_id, JobMeta& job, int64_t now_ms, Turn& turn);
+
+  // broker_admin.cc
+  void HandleGetJob(GetJobCommand& c, Turn& turn);
+  void HandleCancelJob(CancelJobCommand& c, Turn& turn);
+  void HandleQueueStats(QueueStatsCommand& c, int64_t now_ms, Turn& turn);
+  void HandleRequeueDead(RequeueDeadCommand& c, int64_t now_ms, Turn& turn);
+  void HandlePurge(PurgeTenantCommand& c, Turn& turn);
+  void RemoveQueued(uint64_t job_id, JobMeta& job, Turn& turn);
+
+  // broker_timers.cc
+  void ExpireLeases(int64_t now_ms, Turn& turn);
+  void PromoteScheduled(int64_t now_ms, Turn& turn);
+
+  static void Reply(Turn& turn, Done done, Status status);
+
+  const config::DaemonConfig config_;
+  store::Store* const store_;
+  std::unique_ptr<sched::Scheduler> scheduler_;
+  // Tenant and pool ids are dense, assigned in creation order and stored;
+  // they are also the scheduler's ids.
+  std::vector<PoolInfo> pools_;          // by pool id
+  std::vector<TenantInfo> tenants_;      // by tenant id
+  absl::flat_hash_map<std::string, uint32_t> pool_ids_;
+  absl::flat_hash_map<std::string, uint32_t> tenant_ids_;
+  absl::flat_hash_map<uint64_t, Depth> depth_;  // by tenant << 32 | pool
+  JobTable jobs_;
+  LeaseWaiters waiters_;
+  WorkerRegistry workers_;
+  Admission admission_;
+  IdempotencyIndex idempotency_;
+  TimerHeap lease_timers_;
+  TimerHeap scheduled_timers_;
+  std::vector<bool> pool_has_news_;  // a job became ready since last match
+  uint64_t total_queued_ = 0;        // READY + SCHEDULED, everyone
+  size_t orphans_requeued_ = 0;
+  uint64_t next_job_id_ = 1;
+  uint64_t reserved_job_id_ = 1;     // ids below this are reserved on disk
+  uint64_t next_seq_ = 1;            // ready-key sequence
+  std::mt19937_64 random_;           // lease tokens and backoff jitter
+};
+
+}  // namespace fairq::server
+
+#endif  // FAIRQ_SERVER_BROKER_BROKER_H_

@@ -1,0 +1,114 @@
+// Heartbeat, Complete, Fail, and the timers that end leases and wake
+// scheduled jobs.
+#include "google/protobuf/util/time_util.h"
+#include "server/broker/broker.h"
+
+namespace fairq::server {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+double Seconds(const google::protobuf::Duration& d) {
+  return static_cast<double>(TimeUtil::DurationToNanoseconds(d)) / 1e9;
+}
+
+void SetResult(v1::AckResult* result, const Status& status) {
+  result->set_code(static_cast<int32_t>(status.code()));
+  result->set_message(status.message());
+}
+
+}  // namespace
+
+Status Broker::CheckLease(uint64_t job_id, uint64_t token) const {
+  const JobMeta* job = jobs_.Find(job_id);
+  if (job == nullptr) {
+    return NotFound("job: " + std::to_string(job_id) +
+                    " is not live (unknown, finished or dead)");
+  }
+  if (job->state != v1::JOB_STATE_LEASED || job->token != token) {
+    return FailedPrecondition("lease_token: stale for job " +
+                              std::to_string(job_id) +
+                              " (the lease lapsed or was granted again)");
+  }
+  return Status::Ok();
+}
+
+// Heartbeats change memory only: a lease restored after a restart gets a
+// fresh lease duration anyway (broker_restore.cc), so persisting each
+// extension would buy nothing but an fsync per heartbeat.
+void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
+                             Turn& turn) {
+  uint64_t job_id = c.request->job_id();
+  Status status = CheckLease(job_id, c.request->lease_token());
+  if (status.ok()) {
+    JobMeta& job = *jobs_.Find(job_id);
+    job.at_ms = now_ms + job.lease_ms;
+    *c.response->mutable_deadline() =
+        TimeUtil::MillisecondsToTimestamp(job.at_ms);
+    StatusOr<bool> over = scheduler_->OverShare(job.tenant, job.pool);
+    c.response->set_yield(over.ok() && *over);
+  }
+  Reply(turn, std::move(c.done), status);
+}
+
+void Broker::HandleComplete(CompleteCommand& c, Turn& turn) {
+  for (const v1::Completion& done : c.request->completions()) {
+    Status status = CheckLease(done.job_id(), done.lease_token());
+    if (status.ok()) {
+      (void)scheduler_->Complete(done.job_id(), Seconds(done.runtime()));
+      Forget(done.job_id(), *jobs_.Find(done.job_id()), turn);
+    }
+    SetResult(c.response->add_results(), status);
+  }
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
+  for (const v1::Failure& failure : c.request->failures()) {
+    Status status = CheckLease(failure.job_id(), failure.lease_token());
+    if (status.ok()) {
+      EndAttempt(failure.job_id(), Seconds(failure.runtime()),
+                 failure.error(), failure.retryable(), now_ms, turn);
+    }
+    SetResult(c.response->add_results(), status);
+  }
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+// A lapsed lease is a failed attempt that used the whole lease. Entries
+// whose lease was extended are pushed again at the new deadline, so each
+// lease has one entry however often it is heartbeated.
+void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
+  while (!lease_timers_.empty() && lease_timers_.top().at_ms <= now_ms) {
+    Timer timer = lease_timers_.top();
+    lease_timers_.pop();
+    JobMeta* job = jobs_.Find(timer.job_id);
+    if (job == nullptr || job->state != v1::JOB_STATE_LEASED ||
+        job->token != timer.stamp) {
+      continue;  // completed, failed or leased again since
+    }
+    if (job->at_ms > now_ms) {
+      lease_timers_.push({job->at_ms, timer.job_id, timer.stamp});
+      continue;
+    }
+    EndAttempt(timer.job_id, job->lease_ms / 1000.0, "lease expired", true,
+               now_ms, turn);
+  }
+}
+
+void Broker::PromoteScheduled(int64_t now_ms, Turn& turn) {
+  while (!scheduled_timers_.empty() &&
+         scheduled_timers_.top().at_ms <= now_ms) {
+    Timer timer = scheduled_timers_.top();
+    scheduled_timers_.pop();
+    JobMeta* job = jobs_.Find(timer.job_id);
+    if (job == nullptr || job->state != v1::JOB_STATE_SCHEDULED ||
+        job->at_ms != static_cast<int64_t>(timer.stamp)) {
+      continue;  // canceled or purged since
+    }
+    Leave(timer.job_id, *job, turn);
+    MakeReady(timer.job_id, *job, now_ms, turn);
+  }
+}
+
+}  // namespace fairq::server

@@ -1,0 +1,137 @@
+// GetJob, CancelJob, queue stats, dead-letter requeue and purge.
+#include "google/protobuf/util/time_util.h"
+#include "server/broker/broker.h"
+
+namespace fairq::server {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+}  // namespace
+
+void Broker::HandleGetJob(GetJobCommand& c, Turn& turn) {
+  const JobMeta* job = jobs_.Find(c.job->id());
+  if (job == nullptr) {
+    Reply(turn, std::move(c.done),
+          NotFound("job: " + std::to_string(c.job->id()) + " has finished"));
+    return;
+  }
+  c.job->set_state(job->state);
+  c.job->set_attempts(job->attempts);
+  c.job->set_last_error(jobs_.LastError(c.job->id()));
+  if (job->state != v1::JOB_STATE_LEASED) {
+    *c.job->mutable_ready_at() = TimeUtil::MillisecondsToTimestamp(job->at_ms);
+  }
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::RemoveQueued(uint64_t job_id, JobMeta& job, Turn& turn) {
+  if (job.state == v1::JOB_STATE_READY) {
+    (void)scheduler_->Cancel(job.tenant, job.pool, job_id);
+  }
+  Forget(job_id, job, turn);
+}
+
+void Broker::HandleCancelJob(CancelJobCommand& c, Turn& turn) {
+  uint64_t job_id = c.job->id();
+  JobMeta* job = jobs_.Find(job_id);
+  if (job == nullptr) {
+    Reply(turn, std::move(c.done),
+          FailedPrecondition("job: " + std::to_string(job_id) +
+                             " is dead or finished"));
+    return;
+  }
+  if (job->state == v1::JOB_STATE_LEASED) {
+    Reply(turn, std::move(c.done),
+          FailedPrecondition("job: " + std::to_string(job_id) +
+                             " is leased; only READY or SCHEDULED jobs can "
+                             "be canceled"));
+    return;
+  }
+  c.job->set_attempts(job->attempts);
+  c.job->set_state(v1::JOB_STATE_CANCELED);
+  RemoveQueued(job_id, *job, turn);
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::HandleQueueStats(QueueStatsCommand& c, int64_t now_ms,
+                              Turn& turn) {
+  const v1::GetQueueStatsRequest& request = *c.request;
+  for (uint32_t t = 0; t < tenants_.size(); ++t) {
+    const std::string& tenant = tenants_[t].config.name();
+    if (!request.tenant().empty() && request.tenant() != tenant) continue;
+    for (uint32_t p = 0; p < pools_.size(); ++p) {
+      if (!request.pool().empty() && request.pool() != pools_[p].name) continue;
+      sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
+      const Depth& depth = DepthOf(t, p);
+      if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0 &&
+          stats.worker_seconds == 0) {
+        continue;
+      }
+      v1::TenantStats* out = c.response->add_tenants();
+      out->set_tenant(tenant);
+      out->set_pool(pools_[p].name);
+      out->set_ready(stats.queued);
+      out->set_scheduled(depth.scheduled);
+      out->set_leased(depth.leased);
+      out->set_dead(depth.dead);
+      if (stats.oldest_ready_at) {
+        auto age = now_ms - static_cast<int64_t>(*stats.oldest_ready_at * 1000);
+        *out->mutable_oldest_ready_age() =
+            TimeUtil::MillisecondsToDuration(std::max<int64_t>(0, age));
+      }
+      out->set_worker_seconds(stats.worker_seconds);
+      out->set_deficit(stats.deficit);
+    }
+  }
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::HandleRequeueDead(RequeueDeadCommand& c, int64_t now_ms,
+                               Turn& turn) {
+  uint64_t requeued = 0;
+  for (const v1::JobRecord& record : c.jobs) {
+    if (jobs_.Find(record.id()) != nullptr) continue;  // live again already
+    JobMeta& job = jobs_.Insert(
+        record.id(), MetaFor(record.spec(), record.tenant_id(),
+                             record.pool_id(), record.enqueued_unix_ms()));
+    turn.batch.DeleteDead(record.id());
+    --DepthOf(job.tenant, job.pool).dead;
+    MakeReady(record.id(), job, now_ms, turn);
+    ++requeued;
+  }
+  c.response->set_requeued(requeued);
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::HandlePurge(PurgeTenantCommand& c, Turn& turn) {
+  auto it = tenant_ids_.find(c.request->tenant());
+  if (it == tenant_ids_.end()) {
+    Reply(turn, std::move(c.done),
+          NotFound("tenant: unknown tenant \"" + c.request->tenant() + "\""));
+    return;
+  }
+  uint32_t tenant = it->second;
+  const std::string& pool = c.request->pool();
+  // One pass over the live jobs finds READY and SCHEDULED alike; a purge is
+  // an admin action, so O(live jobs) is fine here.
+  std::vector<uint64_t> doomed;
+  jobs_.ForEach([&](uint64_t id, const JobMeta& job) {
+    bool queued = job.state == v1::JOB_STATE_READY ||
+                  job.state == v1::JOB_STATE_SCHEDULED;
+    if (queued && job.tenant == tenant &&
+        (pool.empty() || pools_[job.pool].name == pool)) {
+      doomed.push_back(id);
+    }
+  });
+  for (uint32_t p = 0; p < pools_.size(); ++p) {
+    if (pool.empty() || pools_[p].name == pool) {
+      (void)scheduler_->Purge(tenant, p);
+    }
+  }
+  for (uint64_t id : doomed) Forget(id, *jobs_.Find(id), turn);
+  c.response->set_purged(doomed.size());
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+}  // namespace fairq::server

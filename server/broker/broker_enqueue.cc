@@ -1,0 +1,120 @@
+// Enqueue and EnqueueBatch: admission, idempotency, and the first state.
+#include <cmath>
+
+#include "google/protobuf/util/time_util.h"
+#include "server/broker/broker.h"
+
+namespace fairq::server {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+int64_t StartMs(const v1::JobSpec& spec, int64_t now_ms) {
+  if (spec.has_delay()) {
+    return now_ms + TimeUtil::DurationToMilliseconds(spec.delay());
+  }
+  if (spec.has_not_before()) {
+    return TimeUtil::TimestampToMilliseconds(spec.not_before());
+  }
+  return now_ms;
+}
+
+uint32_t Millis(double seconds) {
+  return static_cast<uint32_t>(std::llround(seconds * 1000));
+}
+
+}  // namespace
+
+void Broker::HandleEnqueue(EnqueueCommand& c, int64_t now_ms, Turn& turn) {
+  for (const v1::JobSpec* spec : c.jobs) {
+    v1::EnqueueResult* result = c.response->add_results();
+    Status status = EnqueueOne(*spec, now_ms, turn, result);
+    if (!status.ok()) {
+      result->set_code(static_cast<int32_t>(status.code()));
+      result->set_message(status.message());
+    }
+  }
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+JobMeta Broker::MetaFor(const v1::JobSpec& spec, uint32_t tenant,
+                        uint32_t pool, int64_t now_ms) const {
+  const config::TenantDefaults& defaults = config_.tenant_defaults;
+  JobMeta job;
+  job.enqueued_ms = now_ms;
+  job.tenant = tenant;
+  job.pool = pool;
+  job.priority = spec.priority();
+  job.lease_ms = spec.has_lease_duration()
+                     ? static_cast<uint32_t>(TimeUtil::DurationToMilliseconds(
+                           spec.lease_duration()))
+                     : config_.default_lease_seconds * 1000;
+  job.initial_backoff_ms =
+      spec.retry().has_initial_backoff()
+          ? static_cast<uint32_t>(TimeUtil::DurationToMilliseconds(
+                spec.retry().initial_backoff()))
+          : Millis(defaults.initial_backoff_seconds);
+  job.max_backoff_ms =
+      spec.retry().has_max_backoff()
+          ? static_cast<uint32_t>(
+                TimeUtil::DurationToMilliseconds(spec.retry().max_backoff()))
+          : Millis(defaults.max_backoff_seconds);
+  if (spec.has_estimated_cost_seconds()) {
+    job.cost = static_cast<float>(spec.estimated_cost_seconds());
+  }
+  job.max_attempts = static_cast<uint16_t>(
+      spec.max_attempts() != 0 ? spec.max_attempts() : defaults.max_attempts);
+  return job;
+}
+
+Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
+                          v1::EnqueueResult* result) {
+  StatusOr<sched::TenantId> tenant = FindOrCreateTenant(spec.tenant(), turn);
+  if (!tenant.ok()) return tenant.status();
+  StatusOr<sched::PoolId> pool = FindOrCreatePool(spec.pool(), turn);
+  if (!pool.ok()) return pool.status();
+  const std::string& key = spec.idempotency_key();
+  if (!key.empty()) {
+    if (std::optional<uint64_t> existing =
+            idempotency_.Find(*tenant, key, now_ms)) {
+      result->set_job_id(*existing);
+      result->set_duplicate(true);
+      return Status::Ok();
+    }
+  }
+  TenantInfo& info = tenants_[*tenant];
+  if (auto rejected = admission_.Admit(*tenant, info.config.quotas(),
+                                       info.queued, total_queued_, now_ms)) {
+    *result->mutable_retry_after() =
+        TimeUtil::MillisecondsToDuration(rejected->retry_after_ms);
+    return ResourceExhausted(std::string("admission: ") + rejected->reason +
+                             " quota reached for tenant " + spec.tenant());
+  }
+  uint64_t id = NextJobId(turn);
+  v1::JobRecord record;
+  record.set_id(id);
+  record.set_tenant_id(*tenant);
+  record.set_pool_id(*pool);
+  *record.mutable_spec() = spec;
+  record.set_enqueued_unix_ms(now_ms);
+  turn.batch.PutJob(record);
+  JobMeta& job = jobs_.Insert(id, MetaFor(spec, *tenant, *pool, now_ms));
+  int64_t start_ms = StartMs(spec, now_ms);
+  if (start_ms > now_ms) {
+    MakeScheduled(id, job, start_ms, turn);
+  } else {
+    MakeReady(id, job, now_ms, turn);
+  }
+  if (!key.empty()) {
+    int64_t expires = now_ms + int64_t{config_.idempotency_window_seconds} * 1000;
+    idempotency_.Insert(*tenant, key, id, expires);
+    v1::IdempotencyRecord idem;
+    idem.set_job_id(id);
+    idem.set_expires_unix_ms(expires);
+    turn.batch.PutIdempotency(*tenant, key, idem);
+  }
+  result->set_job_id(id);
+  return Status::Ok();
+}
+
+}  // namespace fairq::server

@@ -1,0 +1,151 @@
+// Lease: long-polling workers, grants, and calls whose client went away.
+#include "google/protobuf/util/time_util.h"
+#include "server/broker/broker.h"
+
+namespace fairq::server {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+constexpr int64_t kDefaultWaitMs = 30'000;
+
+// Runs on the writer thread after the grants are durable: the payloads
+// live only in the store, so the reply is completed from there.
+Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
+  std::vector<uint64_t> ids;
+  for (const v1::LeasedJob& leased : response.jobs()) {
+    ids.push_back(leased.job().id());
+  }
+  auto records = store.GetJobs(ids);
+  if (!records.ok()) return records.status();
+  for (int i = 0; i < response.jobs_size(); ++i) {
+    const std::optional<v1::JobRecord>& record = (*records)[i];
+    if (!record) return Internal("store: leased job " + std::to_string(ids[i]) +
+                                 " has no record");
+    v1::Job* job = response.mutable_jobs(i)->mutable_job();
+    *job->mutable_spec() = record->spec();
+    *job->mutable_enqueued_at() =
+        TimeUtil::MillisecondsToTimestamp(record->enqueued_unix_ms());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void Broker::HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn) {
+  const v1::LeaseRequest& request = *c.request;
+  LeaseWaiters::Waiter waiter;
+  waiter.id = c.waiter;
+  waiter.worker_id = request.worker_id();
+  for (const std::string& name : request.pools()) {
+    StatusOr<sched::PoolId> pool = FindOrCreatePool(name, turn);
+    if (!pool.ok()) {
+      Reply(turn, std::move(c.done), pool.status());
+      return;
+    }
+    waiter.pools.push_back(*pool);
+  }
+  if (waiter.pools.empty()) waiter.pools.push_back(*FindOrCreatePool("", turn));
+  for (uint32_t pool :
+       workers_.Seen(waiter.worker_id, request.slots(), waiter.pools, now_ms)) {
+    RefreshCapacity(pool);
+  }
+  waiter.max_jobs = std::max<uint32_t>(1, request.max_jobs());
+  int64_t wait_ms = request.has_wait()
+                        ? TimeUtil::DurationToMilliseconds(request.wait())
+                        : kDefaultWaitMs;
+  waiter.deadline_ms = now_ms + wait_ms;
+  waiter.response = c.response;
+  waiter.done = std::move(c.done);
+  if (TryFill(waiter, now_ms, turn) || wait_ms <= 0) {
+    AnswerWaiter(std::move(waiter), turn);
+  } else {
+    waiters_.Add(std::move(waiter));
+  }
+}
+
+bool Broker::TryFill(LeaseWaiters::Waiter& waiter, int64_t now_ms,
+                     Turn& turn) {
+  for (uint32_t pool : waiter.pools) {
+    while (static_cast<uint32_t>(waiter.response->jobs_size()) <
+           waiter.max_jobs) {
+      auto dispatch = scheduler_->LeaseNextJob(pool);
+      if (!dispatch.ok() || !*dispatch) break;
+      GrantLease((*dispatch)->job, waiter.worker_id, now_ms, turn,
+                 waiter.response);
+    }
+  }
+  return waiter.response->jobs_size() > 0;
+}
+
+void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
+                        int64_t now_ms, Turn& turn,
+                        v1::LeaseResponse* response) {
+  JobMeta& job = *jobs_.Find(job_id);
+  Leave(job_id, job, turn);
+  job.state = v1::JOB_STATE_LEASED;
+  ++job.attempts;
+  do {
+    job.token = random_();
+  } while (job.token == 0);
+  job.at_ms = now_ms + job.lease_ms;
+  ++DepthOf(job.tenant, job.pool).leased;
+  v1::LeaseRecord lease;
+  lease.set_token(job.token);
+  lease.set_deadline_unix_ms(job.at_ms);
+  lease.set_attempt(job.attempts);
+  lease.set_worker_id(worker_id);
+  lease.set_leased_unix_ms(now_ms);
+  lease.set_last_error(jobs_.LastError(job_id));
+  turn.batch.PutLease(job_id, lease);
+  lease_timers_.push({job.at_ms, job_id, job.token});
+
+  v1::LeasedJob* leased = response->add_jobs();
+  v1::Job* out = leased->mutable_job();
+  out->set_id(job_id);
+  out->set_state(v1::JOB_STATE_LEASED);
+  out->set_attempts(job.attempts);
+  out->set_last_error(jobs_.LastError(job_id));
+  leased->set_lease_token(job.token);
+  *leased->mutable_deadline() = TimeUtil::MillisecondsToTimestamp(job.at_ms);
+}
+
+void Broker::AnswerWaiter(LeaseWaiters::Waiter waiter, Turn& turn) {
+  v1::LeaseResponse* response = waiter.response;
+  const store::Store* store = store_;
+  turn.replies.push_back([response, store, done = std::move(waiter.done)](
+                             const Status& commit) {
+    if (!commit.ok() || response->jobs_size() == 0) {
+      done(commit);
+      return;
+    }
+    done(FillLeasedJobs(*store, *response));
+  });
+}
+
+void Broker::HandleLeaseCanceled(LeaseCanceledCommand& c, Turn& turn) {
+  std::optional<LeaseWaiters::Waiter> waiter = waiters_.Take(c.waiter);
+  if (!waiter) return;  // answered already; OnDone reports undelivered jobs
+  Reply(turn, std::move(waiter->done), Cancelled("lease: canceled by client"));
+}
+
+// The jobs never reached a worker: back to the queue at once, and the
+// attempt they were granted does not count.
+void Broker::HandleLeaseUndelivered(LeaseUndeliveredCommand& c,
+                                    int64_t now_ms, Turn& turn) {
+  for (const auto& [job_id, token] : c.leases) {
+    if (!CheckLease(job_id, token).ok()) continue;
+    JobMeta& job = *jobs_.Find(job_id);
+    (void)scheduler_->Fail(job_id, 0);  // running, so this cannot fail
+    Leave(job_id, job, turn);
+    --job.attempts;
+    MakeReady(job_id, job, now_ms, turn);
+  }
+}
+
+void Broker::RefreshCapacity(uint32_t pool) {
+  (void)scheduler_->SetCapacity(pool, workers_.Capacity(pool));
+  pool_has_news_[pool] = true;
+}
+
+}  // namespace fairq::server

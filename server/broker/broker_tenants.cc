@@ -1,0 +1,139 @@
+// Tenants and pools: lookup, auto-creation, settings, pause.
+#include "server/broker/broker.h"
+#include "server/config/tenant_settings.h"
+
+namespace fairq::server {
+namespace {
+
+constexpr char kDefaultPool[] = "default";
+
+}  // namespace
+
+uint32_t Broker::AddPool(const std::string& name) {
+  auto id = static_cast<uint32_t>(pools_.size());
+  // Names were validated and are new, so the scheduler accepts them.
+  (void)scheduler_->AddPool(name);
+  pools_.push_back(PoolInfo{name});
+  pool_ids_.emplace(name, id);
+  pool_has_news_.push_back(false);
+  return id;
+}
+
+StatusOr<sched::PoolId> Broker::FindOrCreatePool(const std::string& pool,
+                                                 Turn& turn) {
+  const std::string& name = pool.empty() ? std::string(kDefaultPool) : pool;
+  auto it = pool_ids_.find(name);
+  if (it != pool_ids_.end()) return it->second;
+  if (!config_.auto_create_pools) {
+    return InvalidArgument("pool: unknown pool \"" + name +
+                           "\" (auto_create_pools is off)");
+  }
+  uint32_t id = AddPool(name);
+  v1::PoolRecord record;
+  record.set_id(id);
+  turn.batch.PutPool(name, record);
+  return id;
+}
+
+StatusOr<sched::TenantId> Broker::FindOrCreateTenant(const std::string& name,
+                                                     Turn& turn) {
+  auto it = tenant_ids_.find(name);
+  if (it != tenant_ids_.end()) return it->second;
+  if (!config_.auto_create_tenants) {
+    return NotFound("tenant: unknown tenant \"" + name +
+                    "\" (auto_create_tenants is off)");
+  }
+  v1::Tenant settings = config_.tenant_defaults.settings;
+  settings.set_name(name);
+  auto id = static_cast<sched::TenantId>(tenants_.size());
+  FAIRQ_RETURN_IF_ERROR(ApplyTenant(id, settings));
+  PersistTenant(id, turn);
+  return id;
+}
+
+Status Broker::ApplyTenant(sched::TenantId id, const v1::Tenant& settings) {
+  StatusOr<sched::TenantConfig> converted =
+      config::ToSchedulerTenant(settings, "tenant");
+  if (!converted.ok()) return converted.status();
+  if (id == tenants_.size()) {
+    StatusOr<sched::TenantId> added = scheduler_->AddTenant(*converted);
+    if (!added.ok()) return added.status();
+    tenants_.push_back(TenantInfo{settings, 0});
+    tenant_ids_.emplace(settings.name(), id);
+  } else {
+    FAIRQ_RETURN_IF_ERROR(scheduler_->UpdateTenant(id, *converted));
+    tenants_[id].config = settings;
+  }
+  FAIRQ_RETURN_IF_ERROR(scheduler_->SetPaused(id, settings.paused()));
+  for (size_t pool = 0; pool < pool_has_news_.size(); ++pool) {
+    pool_has_news_[pool] = true;  // a raised cap or a resume frees work
+  }
+  return Status::Ok();
+}
+
+void Broker::PersistTenant(sched::TenantId id, Turn& turn) {
+  v1::TenantRecord record;
+  record.set_id(id);
+  *record.mutable_config() = tenants_[id].config;
+  turn.batch.PutTenant(record);
+}
+
+void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
+  v1::Tenant settings = *c.tenant;
+  auto it = tenant_ids_.find(settings.name());
+  sched::TenantId id = it != tenant_ids_.end()
+                           ? it->second
+                           : static_cast<sched::TenantId>(tenants_.size());
+  if (it != tenant_ids_.end()) {
+    settings.set_paused(tenants_[id].config.paused());  // Pause/Resume own it
+  } else {
+    settings.set_paused(false);
+  }
+  Status status = ApplyTenant(id, settings);
+  if (status.ok()) {
+    PersistTenant(id, turn);
+    *c.response = tenants_[id].config;
+  }
+  Reply(turn, std::move(c.done), status);
+}
+
+void Broker::HandleGetTenant(GetTenantCommand& c, Turn& turn) {
+  auto it = tenant_ids_.find(c.name);
+  if (it == tenant_ids_.end()) {
+    Reply(turn, std::move(c.done),
+          NotFound("tenant: unknown tenant \"" + c.name + "\""));
+    return;
+  }
+  *c.response = tenants_[it->second].config;
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::HandleListTenants(ListTenantsCommand& c, Turn& turn) {
+  std::vector<const v1::Tenant*> sorted;
+  for (const TenantInfo& tenant : tenants_) sorted.push_back(&tenant.config);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const v1::Tenant* a, const v1::Tenant* b) {
+              return a->name() < b->name();
+            });
+  for (const v1::Tenant* tenant : sorted) *c.response->add_tenants() = *tenant;
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::HandlePauseTenant(PauseTenantCommand& c, Turn& turn) {
+  auto it = tenant_ids_.find(c.name);
+  if (it == tenant_ids_.end()) {
+    Reply(turn, std::move(c.done),
+          NotFound("tenant: unknown tenant \"" + c.name + "\""));
+    return;
+  }
+  v1::Tenant settings = tenants_[it->second].config;
+  settings.set_paused(c.paused);
+  Status status = ApplyTenant(it->second, settings);
+  if (status.ok()) {
+    PersistTenant(it->second, turn);
+    *c.response = tenants_[it->second].config;
+  }
+  Reply(turn, std::move(c.done), status);
+}
+
+}  // namespace fairq::server

@@ -1,0 +1,142 @@
+// Commands: what the gRPC handlers hand to the dispatcher thread. Each
+// carries pointers to the call's request and response (owned by gRPC, valid
+// until `done` runs) and `done`, which finishes the call.
+//
+// Threading: built on a gRPC thread, moved through the dispatcher's queue,
+// handled on the dispatcher thread; `done` runs on the writer thread after
+// the command's writes are durable (or have failed). A command never runs
+// `done` twice, and every command runs it exactly once, even at shutdown.
+#ifndef FAIRQ_SERVER_BROKER_COMMANDS_H_
+#define FAIRQ_SERVER_BROKER_COMMANDS_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "base/status.h"
+#include "fairq/v1/fairq.pb.h"
+#include "fairq/v1/records.pb.h"
+
+namespace fairq::server {
+
+// Finishes an RPC with the operation's status.
+using Done = std::function<void(const Status&)>;
+
+// Identifies one waiting Lease call, so its cancellation can find it.
+using WaiterId = uint64_t;
+
+struct EnqueueCommand {
+  // Jobs already validated field by field by the handler.
+  std::vector<const v1::JobSpec*> jobs;
+  // One result per job, in order. For a single Enqueue the handler maps
+  // results[0] to the call's status.
+  v1::EnqueueBatchResponse* response;
+  Done done;
+};
+
+struct LeaseCommand {
+  WaiterId waiter;
+  const v1::LeaseRequest* request;  // validated
+  v1::LeaseResponse* response;
+  Done done;
+};
+
+// The Lease call `waiter` was canceled by its client before it was answered.
+struct LeaseCanceledCommand {
+  WaiterId waiter;
+};
+
+// A Lease reply with jobs was not delivered (the client went away): the
+// jobs go back to their queues at once, without using up an attempt.
+struct LeaseUndeliveredCommand {
+  std::vector<std::pair<uint64_t, uint64_t>> leases;  // job id, token
+};
+
+struct HeartbeatCommand {
+  const v1::HeartbeatRequest* request;
+  v1::HeartbeatResponse* response;
+  Done done;
+};
+
+struct CompleteCommand {
+  const v1::CompleteRequest* request;  // validated
+  v1::AckResponse* response;
+  Done done;
+};
+
+struct FailCommand {
+  const v1::FailRequest* request;  // validated
+  v1::AckResponse* response;
+  Done done;
+};
+
+// The handler read the job record; the dispatcher adds live state.
+struct GetJobCommand {
+  v1::Job* job;  // id and spec filled in by the handler
+  Done done;
+};
+
+struct CancelJobCommand {
+  v1::Job* job;  // id and spec filled in by the handler
+  Done done;
+};
+
+struct SetTenantCommand {
+  const v1::Tenant* tenant;  // validated
+  v1::Tenant* response;
+  Done done;
+};
+
+struct GetTenantCommand {
+  std::string name;
+  v1::Tenant* response;
+  Done done;
+};
+
+struct ListTenantsCommand {
+  v1::ListTenantsResponse* response;
+  Done done;
+};
+
+struct PauseTenantCommand {
+  std::string name;
+  bool paused;
+  v1::Tenant* response;
+  Done done;
+};
+
+struct QueueStatsCommand {
+  const v1::GetQueueStatsRequest* request;
+  v1::GetQueueStatsResponse* response;
+  Done done;
+};
+
+// Dead letters to requeue, read from the store by the handler.
+struct RequeueDeadCommand {
+  std::vector<v1::JobRecord> jobs;
+  v1::RequeueDeadLettersResponse* response;
+  Done done;
+};
+
+struct PurgeTenantCommand {
+  const v1::PurgeTenantRequest* request;
+  v1::PurgeTenantResponse* response;
+  Done done;
+};
+
+using Command =
+    std::variant<EnqueueCommand, LeaseCommand, LeaseCanceledCommand,
+                 LeaseUndeliveredCommand, HeartbeatCommand, CompleteCommand,
+                 FailCommand, GetJobCommand, CancelJobCommand,
+                 SetTenantCommand, GetTenantCommand, ListTenantsCommand,
+                 PauseTenantCommand, QueueStatsCommand, RequeueDeadCommand,
+                 PurgeTenantCommand>;
+
+// Runs a command's `done` with `status` (for commands that carry one).
+void FinishCommand(Command& command, const Status& status);
+
+}  // namespace fairq::server
+
+#endif  // FAIRQ_SERVER_BROKER_COMMANDS_H_

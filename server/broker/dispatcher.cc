@@ -1,0 +1,70 @@
+#include "server/broker/dispatcher.h"
+
+#include <chrono>
+#include <vector>
+
+namespace fairq::server {
+
+int64_t NowUnixMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
+      .count();
+}
+
+Dispatcher::Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
+                       store::Store* store, size_t queue_capacity)
+    : broker_(std::move(broker)),
+      writer_(writer),
+      store_(store),
+      queue_(queue_capacity) {}
+
+Dispatcher::~Dispatcher() { Stop(); }
+
+void Dispatcher::Start() { thread_ = std::thread([this] { Loop(); }); }
+
+void Dispatcher::Post(Command command) {
+  switch (queue_.Push(std::move(command))) {
+    case CommandQueue<Command>::PushResult::kOk:
+      return;
+    case CommandQueue<Command>::PushResult::kFull:
+      FinishCommand(command, ResourceExhausted(
+                                 "dispatcher: command queue full; retry "
+                                 "after a short backoff"));
+      return;
+    case CommandQueue<Command>::PushResult::kClosed:
+      FinishCommand(command, Unavailable("fairqd is shutting down"));
+      return;
+  }
+}
+
+void Dispatcher::Stop() {
+  queue_.Close();
+  if (thread_.joinable()) thread_.join();
+}
+
+// One turn: wake at the next timer deadline or when commands arrive, apply
+// timers and commands in order, match waiting workers, hand on the writes.
+void Dispatcher::Loop() {
+  std::vector<Command> commands;
+  bool open = true;
+  while (open) {
+    std::optional<std::chrono::steady_clock::time_point> wake;
+    if (std::optional<int64_t> at = broker_->NextDeadline()) {
+      wake = std::chrono::steady_clock::now() +
+             std::chrono::milliseconds(std::max<int64_t>(0, *at - NowUnixMs()));
+    }
+    commands.clear();
+    open = queue_.PopAll(wake, &commands);
+    int64_t now = NowUnixMs();
+    Turn turn(store_->NewBatch());
+    broker_->RunTimers(now, turn);
+    for (Command& command : commands) broker_->Handle(command, now, turn);
+    broker_->MatchWaiters(now, turn);
+    if (!open) broker_->ReleaseWaiters(turn);
+    if (!turn.batch.empty() || !turn.replies.empty()) {
+      writer_->Submit(std::move(turn));
+    }
+  }
+}
+
+}  // namespace fairq::server

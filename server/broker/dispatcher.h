@@ -1,0 +1,62 @@
+// Dispatcher: the one thread that owns the Broker, and so all scheduling
+// state. Threads in fairqd:
+//   gRPC threads  validate and translate requests, then Post commands;
+//   dispatcher    owns the Broker: applies commands and timers, one turn at
+//                 a time, and hands each turn's writes and replies on;
+//   writer        commits turns (group commit) and then runs their replies;
+//   main          waits for signals and shuts the others down in order.
+// The Broker is moved in and never handed out: only this thread touches it.
+// Post is safe from any thread; everything else is for the owner (main).
+#ifndef FAIRQ_SERVER_BROKER_DISPATCHER_H_
+#define FAIRQ_SERVER_BROKER_DISPATCHER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+#include "base/status.h"
+#include "server/broker/broker.h"
+#include "server/broker/command_queue.h"
+#include "server/broker/commands.h"
+#include "server/broker/writer.h"
+
+namespace fairq::server {
+
+class Dispatcher {
+ public:
+  Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
+             store::Store* store, size_t queue_capacity);
+  ~Dispatcher();  // Stop()
+
+  void Start();
+  // Any thread. Queues the command for the dispatcher. When the queue is
+  // full (RESOURCE_EXHAUSTED) or closed (UNAVAILABLE) the command is
+  // finished here with that status instead.
+  void Post(Command command);
+  // Any thread. A fresh id for a Lease call.
+  WaiterId NewWaiterId() { return next_waiter_.fetch_add(1) + 1; }
+  // Stops taking commands, handles those queued, answers waiting Lease
+  // calls with no jobs, hands the last turn to the writer, and joins.
+  void Stop();
+
+  size_t queue_depth() const { return queue_.size(); }
+
+ private:
+  void Loop();
+
+  std::unique_ptr<Broker> broker_;  // dispatcher thread only
+  Writer* const writer_;
+  store::Store* const store_;
+  CommandQueue<Command> queue_;
+  std::atomic<uint64_t> next_waiter_{0};
+  std::thread thread_;
+};
+
+// Wall-clock milliseconds since the Unix epoch: lease deadlines and due
+// times are stored, so they must mean the same after a restart.
+int64_t NowUnixMs();
+
+}  // namespace fairq::server
+
+#endif  // FAIRQ_SERVER_BROKER_DISPATCHER_H_

@@ -1,0 +1,113 @@
+#include "server/daemon.h"
+
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <spdlog/spdlog.h>
+
+namespace fairq::server {
+namespace {
+
+// Turns the writer may hold before the dispatcher waits for it.
+constexpr size_t kMaxPendingTurns = 64;
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Daemon>> Daemon::Start(
+    const config::DaemonConfig& config) {
+  std::unique_ptr<Daemon> daemon(new Daemon());
+  FAIRQ_RETURN_IF_ERROR(daemon->Open(config));
+  FAIRQ_RETURN_IF_ERROR(daemon->Serve(config));
+  return daemon;
+}
+
+Daemon::~Daemon() { Shutdown(); }
+
+Status Daemon::Open(const config::DaemonConfig& config) {
+  std::error_code error;
+  std::filesystem::create_directories(config.data_dir, error);
+  if (error) {
+    return Unavailable("data_dir: cannot create " + config.data_dir + ": " +
+                       error.message());
+  }
+  auto store = store::Store::Open({config.data_dir, config.sync, nullptr});
+  if (!store.ok()) return store.status();
+  store_ = std::move(store).value();
+  auto broker = Broker::Create(config, store_.get());
+  if (!broker.ok()) return broker.status();
+  Turn restore(store_->NewBatch());
+  FAIRQ_RETURN_IF_ERROR((*broker)->Restore(NowUnixMs(), restore));
+  std::vector<store::WriteBatch> batches;
+  batches.push_back(std::move(restore.batch));
+  FAIRQ_RETURN_IF_ERROR(store_->Commit(batches));
+  spdlog::info("restored {} live jobs from {}", (*broker)->live_jobs(),
+               config.data_dir);
+  if ((*broker)->orphans_requeued() > 0) {
+    spdlog::warn("requeued {} job records that had no index entry",
+                 (*broker)->orphans_requeued());
+  }
+  writer_ = std::make_unique<Writer>(store_.get(), kMaxPendingTurns);
+  writer_->Start();
+  dispatcher_ = std::make_unique<Dispatcher>(std::move(broker).value(),
+                                             writer_.get(), store_.get(),
+                                             config.command_queue_capacity);
+  dispatcher_->Start();
+  return Status::Ok();
+}
+
+Status Daemon::Serve(const config::DaemonConfig& config) {
+  ServiceContext context{dispatcher_.get(), store_.get(),
+                         {config.max_payload_bytes, config.max_batch}};
+  producer_ = std::make_unique<ProducerService>(context);
+  worker_ = std::make_unique<WorkerService>(context);
+  admin_ = std::make_unique<AdminService>(context);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
+                           &port_);
+  // Payloads up to the configured limit, in batches of up to max_batch.
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.RegisterService(producer_.get());
+  builder.RegisterService(worker_.get());
+  builder.RegisterService(admin_.get());
+  server_ = builder.BuildAndStart();
+  if (!server_ || port_ == 0) {
+    return Unavailable("listen: cannot serve gRPC on " + config.listen);
+  }
+  return Status::Ok();
+}
+
+void Daemon::ReloadTenants(const config::DaemonConfig& config) {
+  for (const v1::Tenant& tenant : config.tenants) {
+    auto settings = std::make_shared<v1::Tenant>(tenant);
+    auto result = std::make_shared<v1::Tenant>();
+    dispatcher_->Post(SetTenantCommand{
+        settings.get(), result.get(),
+        [settings, result](const Status& status) {
+          if (!status.ok()) {
+            spdlog::error("reload: tenant {}: {}", settings->name(),
+                          status.ToString());
+          }
+        }});
+  }
+  spdlog::info("reloaded {} tenant settings", config.tenants.size());
+}
+
+void Daemon::Shutdown() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (server_) server_->GetHealthCheckService()->SetServingStatus(false);
+  if (dispatcher_) dispatcher_->Stop();  // new calls now get UNAVAILABLE
+  if (writer_) writer_->Stop();          // every reply has been sent
+  if (server_) {
+    server_->Shutdown(std::chrono::system_clock::now() +
+                      std::chrono::seconds(5));
+  }
+  store_.reset();
+}
+
+}  // namespace fairq::server

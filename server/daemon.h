@@ -1,0 +1,56 @@
+// Daemon: fairqd's parts wired together and started in order (store,
+// restored broker, writer, dispatcher, gRPC server with health and
+// reflection), and shut down in reverse.
+//
+// Threading: created, reloaded and shut down by the main thread only.
+#ifndef FAIRQ_SERVER_DAEMON_H_
+#define FAIRQ_SERVER_DAEMON_H_
+
+#include <memory>
+
+#include <grpcpp/grpcpp.h>
+
+#include "base/status.h"
+#include "server/broker/dispatcher.h"
+#include "server/broker/writer.h"
+#include "server/config/daemon_config.h"
+#include "server/service/admin_service.h"
+#include "server/service/producer_service.h"
+#include "server/service/worker_service.h"
+#include "store/store.h"
+
+namespace fairq::server {
+
+class Daemon {
+ public:
+  static StatusOr<std::unique_ptr<Daemon>> Start(
+      const config::DaemonConfig& config);
+  ~Daemon();  // Shutdown()
+
+  // The gRPC port actually bound (useful with port 0).
+  int port() const { return port_; }
+  // Applies the tenants of a re-read config file (SIGHUP).
+  void ReloadTenants(const config::DaemonConfig& config);
+  // Stops taking work, answers waiting workers, commits and replies to what
+  // is in flight, then closes the server and the store.
+  void Shutdown();
+
+ private:
+  Daemon() = default;
+  Status Open(const config::DaemonConfig& config);
+  Status Serve(const config::DaemonConfig& config);
+
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Writer> writer_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<ProducerService> producer_;
+  std::unique_ptr<WorkerService> worker_;
+  std::unique_ptr<AdminService> admin_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace fairq::server
+
+#endif  // FAIRQ_SERVER_DAEMON_H_

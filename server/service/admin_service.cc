@@ -1,0 +1,174 @@
+#include "server/service/admin_service.h"
+
+#include <string>
+#include <vector>
+
+#include "server/config/names.h"
+#include "server/config/tenant_settings.h"
+
+namespace fairq::server {
+namespace {
+
+constexpr uint32_t kDefaultPage = 100;
+constexpr uint32_t kMaxPage = 1000;
+
+bool InPool(const v1::JobRecord& record, const std::string& pool) {
+  const std::string& job_pool =
+      record.spec().pool().empty() ? std::string("default")
+                                   : record.spec().pool();
+  return pool.empty() || job_pool == pool;
+}
+
+// Dead letters of `tenant` (every tenant when empty) in `pool`, after
+// `after_id`, at most `limit` (+1 to tell whether more follow).
+StatusOr<std::vector<std::pair<v1::JobRecord, v1::DeadRecord>>> ReadDead(
+    const store::Store& store, const std::string& tenant,
+    const std::string& pool, uint64_t after_id, size_t limit) {
+  std::vector<std::pair<v1::JobRecord, v1::DeadRecord>> found;
+  Status read_error;
+  Status scan = store.ScanDead(after_id, [&](const uint64_t& id,
+                                             const v1::DeadRecord& dead) {
+    auto record = store.GetJob(id);
+    if (!record.ok()) {
+      read_error = record.status();
+      return false;
+    }
+    if (*record && (tenant.empty() || (*record)->spec().tenant() == tenant) &&
+        InPool(**record, pool)) {
+      found.emplace_back(**record, dead);
+    }
+    return found.size() < limit;
+  });
+  if (!scan.ok()) return scan;
+  if (!read_error.ok()) return read_error;
+  return found;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* AdminService::GetTenant(
+    grpc::CallbackServerContext* ctx, const v1::GetTenantRequest* request,
+    v1::Tenant* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  context_.dispatcher->Post(
+      GetTenantCommand{request->name(), response, FinishLater(reactor)});
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::ListTenants(
+    grpc::CallbackServerContext* ctx, const v1::ListTenantsRequest*,
+    v1::ListTenantsResponse* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  context_.dispatcher->Post(ListTenantsCommand{response, FinishLater(reactor)});
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::SetTenant(
+    grpc::CallbackServerContext* ctx, const v1::SetTenantRequest* request,
+    v1::Tenant* response) {
+  Status valid = config::ValidateTenant(request->tenant(), "tenant");
+  if (!valid.ok()) return FinishNow(ctx, valid);
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  context_.dispatcher->Post(
+      SetTenantCommand{&request->tenant(), response, FinishLater(reactor)});
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::SetPaused(
+    grpc::CallbackServerContext* ctx, const std::string& name, bool paused,
+    v1::Tenant* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  context_.dispatcher->Post(
+      PauseTenantCommand{name, paused, response, FinishLater(reactor)});
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::PauseTenant(
+    grpc::CallbackServerContext* ctx, const v1::PauseTenantRequest* request,
+    v1::Tenant* response) {
+  return SetPaused(ctx, request->name(), true, response);
+}
+
+grpc::ServerUnaryReactor* AdminService::ResumeTenant(
+    grpc::CallbackServerContext* ctx, const v1::PauseTenantRequest* request,
+    v1::Tenant* response) {
+  return SetPaused(ctx, request->name(), false, response);
+}
+
+grpc::ServerUnaryReactor* AdminService::GetQueueStats(
+    grpc::CallbackServerContext* ctx, const v1::GetQueueStatsRequest* request,
+    v1::GetQueueStatsResponse* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  context_.dispatcher->Post(
+      QueueStatsCommand{request, response, FinishLater(reactor)});
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::ListDeadLetters(
+    grpc::CallbackServerContext* ctx,
+    const v1::ListDeadLettersRequest* request,
+    v1::ListDeadLettersResponse* response) {
+  uint32_t page = request->page_size() == 0 ? kDefaultPage : request->page_size();
+  if (page > kMaxPage) {
+    return FinishNow(ctx, InvalidArgument("page_size: at most 1000, got " +
+                                          std::to_string(page)));
+  }
+  auto dead = ReadDead(*context_.store, request->tenant(), "",
+                       request->after_job_id(), page + 1);
+  if (!dead.ok()) return FinishNow(ctx, dead.status());
+  for (const auto& [record, letter] : *dead) {
+    if (static_cast<uint32_t>(response->jobs_size()) == page) {
+      response->set_more(true);
+      break;
+    }
+    v1::Job* job = response->add_jobs();
+    job->set_id(record.id());
+    *job->mutable_spec() = record.spec();
+    job->set_state(v1::JOB_STATE_DEAD);
+    job->set_attempts(letter.attempts());
+    job->set_last_error(letter.last_error());
+  }
+  return FinishNow(ctx, Status::Ok());
+}
+
+grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(
+    grpc::CallbackServerContext* ctx,
+    const v1::RequeueDeadLettersRequest* request,
+    v1::RequeueDeadLettersResponse* response) {
+  RequeueDeadCommand command{{}, response, {}};
+  if (request->has_filter()) {
+    const v1::DeadLetterFilter& filter = request->filter();
+    Status valid = config::ValidateName(filter.tenant(), "filter.tenant");
+    if (!valid.ok()) return FinishNow(ctx, valid);
+    auto dead = ReadDead(*context_.store, filter.tenant(), filter.pool(), 0,
+                         SIZE_MAX);
+    if (!dead.ok()) return FinishNow(ctx, dead.status());
+    for (auto& [record, letter] : *dead) command.jobs.push_back(record);
+  } else {
+    auto letter = context_.store->GetDead(request->job_id());
+    auto record = context_.store->GetJob(request->job_id());
+    if (!letter.ok()) return FinishNow(ctx, letter.status());
+    if (!record.ok()) return FinishNow(ctx, record.status());
+    if (!*letter || !*record) {
+      return FinishNow(ctx, NotFound("job_id: " +
+                                     std::to_string(request->job_id()) +
+                                     " is not a dead letter"));
+    }
+    command.jobs.push_back(**record);
+  }
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  command.done = FinishLater(reactor);
+  context_.dispatcher->Post(std::move(command));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::PurgeTenant(
+    grpc::CallbackServerContext* ctx, const v1::PurgeTenantRequest* request,
+    v1::PurgeTenantResponse* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  context_.dispatcher->Post(
+      PurgeTenantCommand{request, response, FinishLater(reactor)});
+  return reactor;
+}
+
+}  // namespace fairq::server

@@ -1,0 +1,130 @@
+#include "server/service/producer_service.h"
+
+#include <memory>
+#include <string>
+
+#include "google/protobuf/util/time_util.h"
+
+namespace fairq::server {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+// Reads the job record for GetJob and CancelJob. The read is a short
+// RocksDB point lookup (memtable or block cache), acceptable on a gRPC
+// thread, and it keeps payload I/O off the dispatcher.
+Status ReadJob(const store::Store& store, uint64_t id, v1::Job* job) {
+  auto record = store.GetJob(id);
+  if (!record.ok()) return record.status();
+  if (!*record) {
+    return NotFound("job: no job " + std::to_string(id) +
+                    " (unknown, or finished and removed)");
+  }
+  job->set_id(id);
+  *job->mutable_spec() = (*record)->spec();
+  *job->mutable_enqueued_at() =
+      TimeUtil::MillisecondsToTimestamp((*record)->enqueued_unix_ms());
+  return Status::Ok();
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* ProducerService::Enqueue(
+    grpc::CallbackServerContext* ctx, const v1::EnqueueRequest* request,
+    v1::EnqueueResponse* response) {
+  Status valid = ValidateJobSpec(request->job(), context_.limits, "job");
+  if (!valid.ok()) return FinishNow(ctx, valid);
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  auto results = std::make_shared<v1::EnqueueBatchResponse>();
+  Done done = [reactor, ctx, response, results](const Status& status) {
+    if (!status.ok()) {
+      reactor->Finish(ToGrpcStatus(status));
+      return;
+    }
+    const v1::EnqueueResult& result = results->results(0);
+    if (result.code() != 0) {
+      std::optional<int64_t> retry;
+      if (result.has_retry_after()) {
+        retry = TimeUtil::DurationToMilliseconds(result.retry_after());
+      }
+      Status failed(static_cast<StatusCode>(result.code()), result.message());
+      reactor->Finish(ToGrpcStatus(failed, retry, ctx));
+      return;
+    }
+    response->set_job_id(result.job_id());
+    response->set_duplicate(result.duplicate());
+    reactor->Finish(grpc::Status::OK);
+  };
+  context_.dispatcher->Post(
+      EnqueueCommand{{&request->job()}, results.get(), std::move(done)});
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ProducerService::EnqueueBatch(
+    grpc::CallbackServerContext* ctx, const v1::EnqueueBatchRequest* request,
+    v1::EnqueueBatchResponse* response) {
+  Status valid =
+      ValidateBatchSize(request->jobs_size(), context_.limits, "jobs");
+  if (!valid.ok()) return FinishNow(ctx, valid);
+  std::vector<const v1::JobSpec*> jobs;
+  // Per-job problems become per-job results; valid jobs still go in.
+  std::vector<Status> problems;
+  for (int i = 0; i < request->jobs_size(); ++i) {
+    problems.push_back(ValidateJobSpec(request->jobs(i), context_.limits,
+                                       "jobs[" + std::to_string(i) + "]"));
+    if (problems.back().ok()) jobs.push_back(&request->jobs(i));
+  }
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  auto accepted = std::make_shared<v1::EnqueueBatchResponse>();
+  Done done = [reactor, response, accepted,
+               problems = std::move(problems)](const Status& status) {
+    if (!status.ok()) {
+      reactor->Finish(ToGrpcStatus(status));
+      return;
+    }
+    int next = 0;
+    for (const Status& problem : problems) {
+      v1::EnqueueResult* result = response->add_results();
+      if (problem.ok()) {
+        *result = accepted->results(next++);
+      } else {
+        result->set_code(static_cast<int32_t>(problem.code()));
+        result->set_message(problem.message());
+      }
+    }
+    reactor->Finish(grpc::Status::OK);
+  };
+  context_.dispatcher->Post(
+      EnqueueCommand{std::move(jobs), accepted.get(), std::move(done)});
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ProducerService::GetJob(
+    grpc::CallbackServerContext* ctx, const v1::GetJobRequest* request,
+    v1::Job* response) {
+  Status read = ReadJob(*context_.store, request->job_id(), response);
+  if (!read.ok()) return FinishNow(ctx, read);
+  auto dead = context_.store->GetDead(request->job_id());
+  if (!dead.ok()) return FinishNow(ctx, dead.status());
+  if (*dead) {
+    response->set_state(v1::JOB_STATE_DEAD);
+    response->set_attempts((*dead)->attempts());
+    response->set_last_error((*dead)->last_error());
+    return FinishNow(ctx, Status::Ok());
+  }
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  context_.dispatcher->Post(GetJobCommand{response, FinishLater(reactor)});
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ProducerService::CancelJob(
+    grpc::CallbackServerContext* ctx, const v1::CancelJobRequest* request,
+    v1::Job* response) {
+  Status read = ReadJob(*context_.store, request->job_id(), response);
+  if (!read.ok()) return FinishNow(ctx, read);
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  context_.dispatcher->Post(CancelJobCommand{response, FinishLater(reactor)});
+  return reactor;
+}
+
+}  // namespace fairq::server

@@ -1,0 +1,214 @@
+#include "server/service/request_validation.h"
+
+#include <cmath>
+#include <string>
+
+#include "base/format_number.h"
+#include "google/protobuf/util/time_util.h"
+#include "sched/types.h"
+#include "server/config/daemon_config.h"
+#include "server/config/names.h"
+
+namespace fairq::server {
+namespace {
+
+using google::protobuf::Duration;
+using google::protobuf::util::TimeUtil;
+
+std::string Field(std::string_view prefix, std::string_view name) {
+  std::string out(prefix);
+  if (!out.empty()) out += '.';
+  out += name;
+  return out;
+}
+
+Status Invalid(std::string_view prefix, std::string_view name,
+               const std::string& problem) {
+  return InvalidArgument(Field(prefix, name) + ": " + problem);
+}
+
+// The ranges google/protobuf/duration.proto and timestamp.proto define;
+// protobuf 3.21's TimeUtil has no validity check of its own.
+bool IsValid(const Duration& d) {
+  constexpr int64_t kMaxSeconds = 315'576'000'000;
+  return d.seconds() >= -kMaxSeconds && d.seconds() <= kMaxSeconds &&
+         d.nanos() > -1'000'000'000 && d.nanos() < 1'000'000'000 &&
+         !(d.seconds() > 0 && d.nanos() < 0) &&
+         !(d.seconds() < 0 && d.nanos() > 0);
+}
+
+bool IsValid(const google::protobuf::Timestamp& t) {
+  return t.seconds() >= -62'135'596'800 && t.seconds() <= 253'402'300'799 &&
+         t.nanos() >= 0 && t.nanos() < 1'000'000'000;
+}
+
+// A Duration must be well formed and lie in [min_ms, max_ms].
+Status CheckDuration(const Duration& d, int64_t min_ms, int64_t max_ms,
+                     std::string_view prefix, std::string_view name) {
+  if (!IsValid(d)) return Invalid(prefix, name, "not a valid duration");
+  int64_t ms = TimeUtil::DurationToMilliseconds(d);
+  if (ms < min_ms || ms > max_ms || (ms == 0 && min_ms > 0)) {
+    return Invalid(prefix, name,
+                   "must be between " +
+                       FormatNumber(static_cast<double>(min_ms) / 1000) +
+                       " s and " +
+                       FormatNumber(static_cast<double>(max_ms) / 1000) +
+                       " s, got " +
+                       TimeUtil::ToString(d));
+  }
+  return Status::Ok();
+}
+
+Status CheckSchedule(const v1::JobSpec& spec, std::string_view field) {
+  constexpr int64_t kYearMs = 365LL * 24 * 3600 * 1000;
+  if (spec.has_delay()) {
+    return CheckDuration(spec.delay(), 0, kYearMs, field, "delay");
+  }
+  if (spec.has_not_before() && !IsValid(spec.not_before())) {
+    return Invalid(field, "not_before", "not a valid timestamp");
+  }
+  return Status::Ok();
+}
+
+Status CheckRetryAndLease(const v1::JobSpec& spec, std::string_view field) {
+  constexpr int64_t kMaxBackoffMs = 7LL * 24 * 3600 * 1000;
+  if (spec.retry().has_initial_backoff()) {
+    FAIRQ_RETURN_IF_ERROR(CheckDuration(spec.retry().initial_backoff(), 0,
+                                        kMaxBackoffMs, field,
+                                        "retry.initial_backoff"));
+  }
+  if (spec.retry().has_max_backoff()) {
+    FAIRQ_RETURN_IF_ERROR(CheckDuration(spec.retry().max_backoff(), 0,
+                                        kMaxBackoffMs, field,
+                                        "retry.max_backoff"));
+    if (spec.retry().has_initial_backoff() &&
+        spec.retry().max_backoff() < spec.retry().initial_backoff()) {
+      return Invalid(field, "retry.max_backoff",
+                     "must not be below retry.initial_backoff");
+    }
+  }
+  if (spec.has_lease_duration()) {
+    FAIRQ_RETURN_IF_ERROR(CheckDuration(spec.lease_duration(), 1000,
+                                        config::kMaxLeaseSeconds * 1000LL,
+                                        field, "lease_duration"));
+  }
+  return Status::Ok();
+}
+
+Status CheckLabels(const v1::JobSpec& spec, std::string_view field) {
+  if (spec.labels_size() > 64) {
+    return Invalid(field, "labels", "at most 64 entries, got " +
+                                        std::to_string(spec.labels_size()));
+  }
+  for (const auto& [key, value] : spec.labels()) {
+    if (key.empty() || key.size() > 128 || value.size() > 1024) {
+      return Invalid(field, "labels",
+                     "keys must be 1-128 bytes and values at most 1024");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateJobSpec(const v1::JobSpec& spec, const RequestLimits& limits,
+                       std::string_view field) {
+  FAIRQ_RETURN_IF_ERROR(config::ValidateName(spec.tenant(), Field(field, "tenant")));
+  if (!spec.pool().empty()) {
+    FAIRQ_RETURN_IF_ERROR(config::ValidateName(spec.pool(), Field(field, "pool")));
+  }
+  if (spec.priority() < -kMaxPriority || spec.priority() > kMaxPriority) {
+    return Invalid(field, "priority",
+                   "must be between -1000 and 1000, got " +
+                       std::to_string(spec.priority()));
+  }
+  if (spec.has_estimated_cost_seconds()) {
+    double cost = spec.estimated_cost_seconds();
+    if (!(cost >= 0 && cost <= sched::kMaxSeconds)) {
+      return Invalid(field, "estimated_cost_seconds",
+                     "must be between 0 and 1e9, got " + FormatNumber(cost));
+    }
+  }
+  if (spec.payload().size() > limits.max_payload_bytes) {
+    return Invalid(field, "payload",
+                   std::to_string(spec.payload().size()) +
+                       " bytes exceeds the limit of " +
+                       std::to_string(limits.max_payload_bytes));
+  }
+  if (spec.idempotency_key().size() > kMaxIdempotencyKey) {
+    return Invalid(field, "idempotency_key", "at most 256 bytes");
+  }
+  if (spec.max_attempts() > config::kMaxAttempts) {
+    return Invalid(field, "max_attempts",
+                   "at most 1000, got " + std::to_string(spec.max_attempts()));
+  }
+  FAIRQ_RETURN_IF_ERROR(CheckRetryAndLease(spec, field));
+  FAIRQ_RETURN_IF_ERROR(CheckSchedule(spec, field));
+  return CheckLabels(spec, field);
+}
+
+Status ValidateBatchSize(int size, const RequestLimits& limits,
+                         std::string_view field) {
+  if (size >= 1 && static_cast<uint32_t>(size) <= limits.max_batch) {
+    return Status::Ok();
+  }
+  return InvalidArgument(std::string(field) + ": must hold 1 to " +
+                         std::to_string(limits.max_batch) + " items, got " +
+                         std::to_string(size));
+}
+
+Status ValidateLeaseRequest(const v1::LeaseRequest& request) {
+  const std::string& worker = request.worker_id();
+  if (worker.empty() || worker.size() > 128) {
+    return InvalidArgument("worker_id: must be 1-128 characters");
+  }
+  for (int i = 0; i < request.pools_size(); ++i) {
+    FAIRQ_RETURN_IF_ERROR(config::ValidateName(
+        request.pools(i), "pools[" + std::to_string(i) + "]"));
+  }
+  if (request.slots() < 1 || request.slots() > kMaxSlots) {
+    return InvalidArgument("slots: must be between 1 and 10000, got " +
+                           std::to_string(request.slots()));
+  }
+  if (request.max_jobs() > request.slots()) {
+    return InvalidArgument("max_jobs: must not exceed slots (" +
+                           std::to_string(request.slots()) + "), got " +
+                           std::to_string(request.max_jobs()));
+  }
+  if (request.has_wait()) {
+    return CheckDuration(request.wait(), 0, kMaxLeaseWaitMs, "", "wait");
+  }
+  return Status::Ok();
+}
+
+Status ValidateComplete(const v1::CompleteRequest& request,
+                        const RequestLimits& limits) {
+  FAIRQ_RETURN_IF_ERROR(
+      ValidateBatchSize(request.completions_size(), limits, "completions"));
+  for (int i = 0; i < request.completions_size(); ++i) {
+    FAIRQ_RETURN_IF_ERROR(CheckDuration(
+        request.completions(i).runtime(), 0,
+        static_cast<int64_t>(sched::kMaxSeconds) * 1000,
+        "completions[" + std::to_string(i) + "]", "runtime"));
+  }
+  return Status::Ok();
+}
+
+Status ValidateFail(const v1::FailRequest& request,
+                    const RequestLimits& limits) {
+  FAIRQ_RETURN_IF_ERROR(
+      ValidateBatchSize(request.failures_size(), limits, "failures"));
+  for (int i = 0; i < request.failures_size(); ++i) {
+    std::string field = "failures[" + std::to_string(i) + "]";
+    const v1::Failure& failure = request.failures(i);
+    FAIRQ_RETURN_IF_ERROR(CheckDuration(
+        failure.runtime(), 0, static_cast<int64_t>(sched::kMaxSeconds) * 1000,
+        field, "runtime"));
+    if (failure.error().size() > kMaxErrorText) {
+      return Invalid(field, "error", "at most 4096 bytes");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace fairq::server

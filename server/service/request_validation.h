@@ -1,0 +1,41 @@
+// Field-by-field checks of incoming requests, done on the gRPC thread before
+// anything reaches the dispatcher. Each error is INVALID_ARGUMENT naming the
+// field, e.g. "jobs[3].priority: must be between -1000 and 1000, got 5000".
+//
+// Pure functions; safe from any thread.
+#ifndef FAIRQ_SERVER_SERVICE_REQUEST_VALIDATION_H_
+#define FAIRQ_SERVER_SERVICE_REQUEST_VALIDATION_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "base/status.h"
+#include "fairq/v1/fairq.pb.h"
+
+namespace fairq::server {
+
+struct RequestLimits {
+  uint32_t max_payload_bytes = 1u << 20;
+  uint32_t max_batch = 1000;
+};
+
+inline constexpr int32_t kMaxPriority = 1000;
+inline constexpr size_t kMaxIdempotencyKey = 256;
+inline constexpr size_t kMaxErrorText = 4096;
+inline constexpr uint32_t kMaxSlots = 10000;
+inline constexpr int64_t kMaxLeaseWaitMs = 30'000;
+
+[[nodiscard]] Status ValidateJobSpec(const v1::JobSpec& spec,
+                                     const RequestLimits& limits,
+                                     std::string_view field);
+[[nodiscard]] Status ValidateBatchSize(int size, const RequestLimits& limits,
+                                       std::string_view field);
+[[nodiscard]] Status ValidateLeaseRequest(const v1::LeaseRequest& request);
+[[nodiscard]] Status ValidateComplete(const v1::CompleteRequest& request,
+                                      const RequestLimits& limits);
+[[nodiscard]] Status ValidateFail(const v1::FailRequest& request,
+                                  const RequestLimits& limits);
+
+}  // namespace fairq::server
+
+#endif  // FAIRQ_SERVER_SERVICE_REQUEST_VALIDATION_H_
