@@ -1,0 +1,284 @@
+// The broker's lifecycle rules, in process: a real store in a temp
+// directory, commands run as dispatcher turns, and a clock the test moves.
+#include "server/broker/broker.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "google/protobuf/util/time_util.h"
+
+namespace fairq::server {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+class BrokerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "broker_test_XXXXXX").string();
+    dir_ = mkdtemp(pattern.data());
+    Open();
+  }
+  void TearDown() override {
+    broker_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Open() {
+    store_ = std::move(store::Store::Open({dir_, false, nullptr})).value();
+    broker_ = std::move(Broker::Create(config_, store_.get())).value();
+    Turn turn(store_->NewBatch());
+    ASSERT_TRUE(broker_->Restore(now_, turn).ok());
+    Commit(turn);
+  }
+  void Reopen() {
+    broker_.reset();
+    store_.reset();
+    Open();
+  }
+
+  void Commit(Turn& turn) {
+    std::vector<store::WriteBatch> batches;
+    batches.push_back(std::move(turn.batch));
+    Status status = store_->Commit(batches);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    for (Reply& reply : turn.replies) reply(status);
+  }
+
+  // One dispatcher turn: timers, the command (if any), matching, commit.
+  void Turn1(Command* command) {
+    Turn turn(store_->NewBatch());
+    broker_->RunTimers(now_, turn);
+    if (command) broker_->Handle(*command, now_, turn);
+    broker_->MatchWaiters(now_, turn);
+    Commit(turn);
+  }
+  void Advance(int64_t ms) {
+    now_ += ms;
+    Turn1(nullptr);
+  }
+
+  uint64_t Enqueue(v1::JobSpec spec) {
+    v1::EnqueueBatchResponse response;
+    std::optional<Status> done;
+    Command command = EnqueueCommand{{&spec}, &response,
+                                      [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    EXPECT_TRUE(done && done->ok());
+    EXPECT_EQ(response.results(0).code(), 0) << response.results(0).message();
+    return response.results(0).job_id();
+  }
+  uint64_t Enqueue(const std::string& tenant) {
+    v1::JobSpec spec;
+    spec.set_tenant(tenant);
+    spec.set_payload("payload-" + tenant);
+    return Enqueue(spec);
+  }
+
+  // A Lease call that waits up to `wait_ms`; `done` says whether it ended.
+  struct LeaseCall {
+    v1::LeaseRequest request;
+    v1::LeaseResponse response;
+    std::optional<Status> done;
+  };
+  std::unique_ptr<LeaseCall> Lease(int64_t wait_ms = 0, uint32_t max_jobs = 1) {
+    auto call = std::make_unique<LeaseCall>();
+    call->request.set_worker_id("w1");
+    call->request.set_slots(8);
+    call->request.set_max_jobs(max_jobs);
+    *call->request.mutable_wait() = TimeUtil::MillisecondsToDuration(wait_ms);
+    LeaseCall* raw = call.get();
+    Command command = LeaseCommand{next_waiter_++, &raw->request, &raw->response,
+                                   [raw](const Status& s) { raw->done = s; }};
+    Turn1(&command);
+    return call;
+  }
+
+  Status Complete(uint64_t job, uint64_t token, v1::AckResponse* response) {
+    v1::CompleteRequest request;
+    v1::Completion* completion = request.add_completions();
+    completion->set_job_id(job);
+    completion->set_lease_token(token);
+    *completion->mutable_runtime() = TimeUtil::MillisecondsToDuration(10);
+    std::optional<Status> done;
+    Command command = CompleteCommand{&request, response,
+                                      [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    return *done;
+  }
+  int32_t CompleteCode(uint64_t job, uint64_t token) {
+    v1::AckResponse response;
+    EXPECT_TRUE(Complete(job, token, &response).ok());
+    return response.results(0).code();
+  }
+
+  v1::TenantStats Stats(const std::string& tenant) {
+    v1::GetQueueStatsRequest request;
+    request.set_tenant(tenant);
+    v1::GetQueueStatsResponse response;
+    Command command = QueueStatsCommand{&request, &response, [](const Status&) {}};
+    Turn1(&command);
+    return response.tenants_size() ? response.tenants(0) : v1::TenantStats();
+  }
+
+  config::DaemonConfig config_;
+  std::string dir_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Broker> broker_;
+  int64_t now_ = 1'000'000;
+  WaiterId next_waiter_ = 1;
+};
+
+TEST_F(BrokerTest, EnqueueLeaseComplete) {
+  uint64_t id = Enqueue("a");
+  auto lease = Lease();
+  ASSERT_TRUE(lease->done && lease->done->ok());
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  const v1::LeasedJob& job = lease->response.jobs(0);
+  EXPECT_EQ(job.job().id(), id);
+  EXPECT_EQ(job.job().spec().payload(), "payload-a");  // read back from store
+  EXPECT_EQ(job.job().attempts(), 1u);
+  EXPECT_NE(job.lease_token(), 0u);
+  EXPECT_EQ(CompleteCode(id, job.lease_token()), 0);
+  EXPECT_EQ(broker_->live_jobs(), 0u);
+  EXPECT_FALSE(store_->GetJob(id)->has_value());  // removed on success
+}
+
+TEST_F(BrokerTest, WaitingLeaseIsAnsweredWhenAJobArrives) {
+  auto lease = Lease(/*wait_ms=*/30'000);
+  EXPECT_FALSE(lease->done);
+  uint64_t id = Enqueue("a");
+  ASSERT_TRUE(lease->done);
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  EXPECT_EQ(lease->response.jobs(0).job().id(), id);
+}
+
+TEST_F(BrokerTest, WaitingLeaseEndsEmptyAtItsDeadline) {
+  auto lease = Lease(/*wait_ms=*/500);
+  EXPECT_FALSE(lease->done);
+  ASSERT_TRUE(broker_->NextDeadline().has_value());
+  EXPECT_EQ(*broker_->NextDeadline(), now_ + 500);
+  Advance(500);
+  ASSERT_TRUE(lease->done && lease->done->ok());
+  EXPECT_EQ(lease->response.jobs_size(), 0);
+}
+
+TEST_F(BrokerTest, StaleTokenChangesNothing) {
+  uint64_t id = Enqueue("a");
+  auto lease = Lease();
+  uint64_t token = lease->response.jobs(0).lease_token();
+  EXPECT_EQ(CompleteCode(id, token + 1), static_cast<int32_t>(StatusCode::kFailedPrecondition));
+  EXPECT_EQ(CompleteCode(id + 100, token), static_cast<int32_t>(StatusCode::kNotFound));
+  EXPECT_EQ(CompleteCode(id, token), 0);
+}
+
+TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_max_attempts(2);
+  *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(1000);
+  *spec.mutable_retry()->mutable_initial_backoff() =
+      TimeUtil::MillisecondsToDuration(100);
+  uint64_t id = Enqueue(spec);
+  auto first = Lease();
+  uint64_t old_token = first->response.jobs(0).lease_token();
+  Advance(1000);  // lapses: SCHEDULED with ~100 ms backoff
+  EXPECT_EQ(Stats("a").scheduled(), 1u);
+  Advance(200);   // due again
+  auto second = Lease();
+  ASSERT_EQ(second->response.jobs_size(), 1);
+  EXPECT_EQ(second->response.jobs(0).job().attempts(), 2u);
+  EXPECT_EQ(second->response.jobs(0).job().last_error(), "lease expired");
+  EXPECT_EQ(CompleteCode(id, old_token),
+            static_cast<int32_t>(StatusCode::kFailedPrecondition));
+  Advance(1000);  // second lapse: attempts used up
+  EXPECT_EQ(Stats("a").dead(), 1u);
+  auto dead = store_->GetDead(id);
+  ASSERT_TRUE(dead.ok() && dead->has_value());
+  EXPECT_EQ((*dead)->attempts(), 2u);
+}
+
+TEST_F(BrokerTest, RestartKeepsEveryStateAndLeases) {
+  uint64_t ready = Enqueue("a");
+  uint64_t leased = Enqueue("a");
+  v1::JobSpec later;
+  later.set_tenant("a");
+  *later.mutable_delay() = TimeUtil::MillisecondsToDuration(60'000);
+  Enqueue(later);
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs(0).job().id(), ready);  // arrival order
+  uint64_t token = lease->response.jobs(0).lease_token();
+  Reopen();
+  v1::TenantStats stats = Stats("a");
+  EXPECT_EQ(stats.ready(), 1u);
+  EXPECT_EQ(stats.leased(), 1u);
+  EXPECT_EQ(stats.scheduled(), 1u);
+  EXPECT_EQ(CompleteCode(ready, token), 0);  // the live worker finishes
+  auto next = Lease();
+  EXPECT_EQ(next->response.jobs(0).job().id(), leased);
+  uint64_t fresh = Enqueue("a");
+  EXPECT_GT(fresh, leased);  // ids are never reused after a restart
+}
+
+TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
+  uint64_t id = Enqueue("a");
+  auto lease = Lease();
+  Command undelivered = LeaseUndeliveredCommand{
+      {{id, lease->response.jobs(0).lease_token()}}};
+  Turn1(&undelivered);
+  auto again = Lease();
+  ASSERT_EQ(again->response.jobs_size(), 1);
+  EXPECT_EQ(again->response.jobs(0).job().attempts(), 1u);
+}
+
+TEST_F(BrokerTest, IdempotencyKeyReturnsTheFirstJob) {
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_idempotency_key("k1");
+  uint64_t first = Enqueue(spec);
+  v1::EnqueueBatchResponse response;
+  Command again = EnqueueCommand{{&spec}, &response, [](const Status&) {}};
+  Turn1(&again);
+  EXPECT_EQ(response.results(0).job_id(), first);
+  EXPECT_TRUE(response.results(0).duplicate());
+  Reopen();  // the window survives a restart
+  v1::EnqueueBatchResponse after;
+  Command third = EnqueueCommand{{&spec}, &after, [](const Status&) {}};
+  Turn1(&third);
+  EXPECT_EQ(after.results(0).job_id(), first);
+}
+
+TEST_F(BrokerTest, BacklogQuotaRejectsWithARetryHint) {
+  v1::Tenant tenant = config_.tenant_defaults.settings;
+  tenant.set_name("a");
+  tenant.mutable_quotas()->set_max_queued(2);
+  v1::Tenant out;
+  Command set = SetTenantCommand{&tenant, &out, [](const Status&) {}};
+  Turn1(&set);
+  Enqueue("a");
+  Enqueue("a");
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  v1::EnqueueBatchResponse response;
+  Command third = EnqueueCommand{{&spec}, &response, [](const Status&) {}};
+  Turn1(&third);
+  EXPECT_EQ(response.results(0).code(),
+            static_cast<int32_t>(StatusCode::kResourceExhausted));
+  EXPECT_GT(TimeUtil::DurationToMilliseconds(response.results(0).retry_after()), 0);
+}
+
+TEST_F(BrokerTest, FloodDoesNotStarveATrickle) {
+  for (int i = 0; i < 200; ++i) Enqueue("flood");
+  uint64_t trickle = Enqueue("trickle");
+  auto lease = Lease(0, /*max_jobs=*/2);
+  ASSERT_EQ(lease->response.jobs_size(), 2);
+  EXPECT_EQ(lease->response.jobs(1).job().id(), trickle);  // second, not 201st
+}
+
+}  // namespace
+}  // namespace fairq::server
