@@ -7,9 +7,11 @@
 // applies its tenant settings.
 #include <csignal>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "server/config/daemon_config.h"
@@ -29,6 +31,23 @@ fairq::StatusOr<fairq::config::DaemonConfig> LoadWithFlags(const Flags& flags) {
   if (!flags.data_dir.empty()) config->data_dir = flags.data_dir;
   if (!flags.metrics_listen.empty()) config->metrics_listen = flags.metrics_listen;
   return config;
+}
+
+spdlog::level::level_enum SpdlogLevel(fairq::config::LogLevel level) {
+  using fairq::config::LogLevel;
+  switch (level) {
+    case LogLevel::kTrace:
+      return spdlog::level::trace;
+    case LogLevel::kDebug:
+      return spdlog::level::debug;
+    case LogLevel::kInfo:
+      return spdlog::level::info;
+    case LogLevel::kWarn:
+      return spdlog::level::warn;
+    case LogLevel::kError:
+      return spdlog::level::err;
+  }
+  return spdlog::level::info;
 }
 
 // Signals are blocked in every thread and taken here with sigwait: the main
@@ -55,6 +74,13 @@ int WaitForSignals(const Flags& flags, fairq::server::Daemon& daemon,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Logs go to stderr. stdout carries only the "listening on port" line,
+  // which a supervisor or test harness may read and then close its end of;
+  // logging to stdout after that would kill fairqd with SIGPIPE. A closed
+  // stdout or stderr must not be fatal either way.
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
+  std::signal(SIGPIPE, SIG_IGN);
   Flags flags;
   CLI::App app("fairqd: fair-share job broker");
   app.add_option("--config", flags.config, "YAML config file")
@@ -70,6 +96,7 @@ int main(int argc, char** argv) {
     std::cerr << "fairqd: " << config.status().message() << "\n";
     return 2;
   }
+  spdlog::set_level(SpdlogLevel(config->log.level));
   spdlog::info("effective configuration:\n{}",
                fairq::config::DescribeEffective(*config));
 
