@@ -7,7 +7,9 @@
 #include <memory>
 #include <vector>
 
+#include "fairqctl/admin_commands.h"
 #include "fairqctl/command.h"
+#include "fairqctl/job_commands.h"
 #include "fairqctl/simulate_command.h"
 
 namespace {
@@ -15,6 +17,14 @@ namespace {
 // Every subcommand, in the order `fairqctl --help` lists them.
 std::vector<std::unique_ptr<fairq::ctl::Command>> AllCommands() {
   std::vector<std::unique_ptr<fairq::ctl::Command>> commands;
+  commands.push_back(fairq::ctl::MakeEnqueueCommand());
+  commands.push_back(fairq::ctl::MakeGetCommand());
+  commands.push_back(fairq::ctl::MakeCancelCommand());
+  commands.push_back(fairq::ctl::MakeTenantsCommand());
+  commands.push_back(fairq::ctl::MakeStatsCommand());
+  commands.push_back(fairq::ctl::MakeDeadCommand());
+  commands.push_back(fairq::ctl::MakePauseCommand());
+  commands.push_back(fairq::ctl::MakeResumeCommand());
   commands.push_back(fairq::ctl::MakeSimulateCommand());
   return commands;
 }

@@ -1,0 +1,137 @@
+// fairqctl's gRPC subcommands against a real fairqd, run as a user would:
+// the binary, its output and its exit code.
+#include <gtest/gtest.h>
+#include <stdio.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <string>
+
+#include "tests/integration/fairqd_process.h"
+
+namespace fairq::ctl {
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+class FairqctlTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(fairqd_.Start()) << fairqd_.error(); }
+
+  Result Run(const std::string& args) {
+    std::string command = std::string(FAIRQCTL_PATH) + " " + args +
+                          " --server 127.0.0.1:" + std::to_string(fairqd_.port()) +
+                          " --timeout 10 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string output;
+    std::array<char, 4096> buffer;
+    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
+      output.append(buffer.data(), n);
+    }
+    int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  }
+
+  testing::FairqdProcess fairqd_;
+};
+
+TEST_F(FairqctlTest, EnqueueGetCancel) {
+  Result enqueued = Run("enqueue --tenant acme --payload hi --label kind=a");
+  ASSERT_EQ(enqueued.exit_code, 0) << enqueued.output;
+  EXPECT_EQ(enqueued.output, "job 1\n");
+  Result got = Run("get 1");
+  EXPECT_EQ(got.exit_code, 0);
+  EXPECT_NE(got.output.find("state       READY"), std::string::npos) << got.output;
+  Result json = Run("get 1 --json");
+  EXPECT_NE(json.output.find("\"state\":\"JOB_STATE_READY\""), std::string::npos)
+      << json.output;
+  EXPECT_NE(json.output.find("\"kind\":\"a\""), std::string::npos);
+  Result canceled = Run("cancel 1");
+  EXPECT_NE(canceled.output.find("CANCELED"), std::string::npos) << canceled.output;
+  Result gone = Run("get 1");
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_NE(gone.output.find("NOT_FOUND"), std::string::npos) << gone.output;
+}
+
+TEST_F(FairqctlTest, IdempotencyKeyReportsDuplicate) {
+  EXPECT_EQ(Run("enqueue --tenant acme --key k").output, "job 1\n");
+  EXPECT_EQ(Run("enqueue --tenant acme --key k").output,
+            "job 1 (duplicate: already queued)\n");
+}
+
+TEST_F(FairqctlTest, TenantsSetGetListPauseResume) {
+  Result set = Run("tenants set acme --weight 3 --cap 50% --cap-mode hard");
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+  Result got = Run("tenants get acme --json");
+  EXPECT_NE(got.output.find("\"weight\":3"), std::string::npos) << got.output;
+  EXPECT_NE(got.output.find("\"share\":0.5"), std::string::npos) << got.output;
+  EXPECT_NE(got.output.find("CAP_MODE_HARD"), std::string::npos);
+  Result changed = Run("tenants set acme --cap none");  // keeps the weight
+  EXPECT_NE(changed.output.find("acme                -           3"),
+            std::string::npos)
+      << changed.output;
+  EXPECT_NE(Run("tenants list").output.find("acme"), std::string::npos);
+  EXPECT_EQ(Run("pause acme").output, "acme paused\n");
+  EXPECT_NE(Run("tenants get acme").output.find("paused"), std::string::npos);
+  EXPECT_EQ(Run("resume acme").output, "acme resumed\n");
+}
+
+TEST_F(FairqctlTest, StatsShowsDepthPerTenant) {
+  Run("enqueue --tenant acme");
+  Run("enqueue --tenant acme");
+  Run("enqueue --tenant beta --delay 600");
+  Result stats = Run("stats --json");
+  ASSERT_EQ(stats.exit_code, 0) << stats.output;
+  EXPECT_NE(stats.output.find("\"tenant\":\"acme\",\"pool\":\"default\",\"ready\":\"2\""),
+            std::string::npos)
+      << stats.output;
+  EXPECT_NE(stats.output.find("\"scheduled\":\"1\""), std::string::npos);
+  EXPECT_NE(Run("stats --tenant beta").output.find("beta"), std::string::npos);
+}
+
+TEST_F(FairqctlTest, DeadListAndRequeue) {
+  Result empty = Run("dead list");
+  EXPECT_EQ(empty.exit_code, 0);
+  Result missing = Run("dead requeue 42");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.output.find("not a dead letter"), std::string::npos);
+  Result both = Run("dead requeue 42 --tenant acme");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(Run("dead requeue --tenant acme").output, "requeued 0\n");
+}
+
+TEST_F(FairqctlTest, ErrorsAreInPlainWordsWithNonZeroExit) {
+  Result bad = Run("enqueue --tenant 'bad name'");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find("INVALID_ARGUMENT: job.tenant"), std::string::npos)
+      << bad.output;
+  EXPECT_NE(bad.output.find("refused as invalid"), std::string::npos);
+  Result label = Run("enqueue --tenant acme --label nokey");
+  EXPECT_EQ(label.exit_code, 2);
+  EXPECT_NE(Run("resume nobody").output.find("unknown tenant"), std::string::npos);
+  Result cap = Run("tenants set acme --cap 150%");
+  EXPECT_EQ(cap.exit_code, 2);
+  EXPECT_NE(cap.output.find("--cap"), std::string::npos) << cap.output;
+}
+
+TEST(FairqctlNoServerTest, UnreachableServerIsUnavailable) {
+  std::string command = std::string(FAIRQCTL_PATH) +
+                        " stats --server 127.0.0.1:1 --timeout 2 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer;
+  std::string output;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
+    output.append(buffer.data(), n);
+  }
+  int status = pclose(pipe);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_TRUE(output.find("UNAVAILABLE") != std::string::npos ||
+              output.find("DEADLINE_EXCEEDED") != std::string::npos)
+      << output;
+}
+
+}  // namespace
+}  // namespace fairq::ctl
