@@ -130,7 +130,7 @@ class BrokerTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Broker> broker_;
-  int64_t now_ = 1'000'000;
+  int64_t now_ = 1'764'000'000'000;  // a real Unix time (2025), in ms
   WaiterId next_waiter_ = 1;
 };
 

@@ -18,6 +18,15 @@ Status CheckSeconds(double value, std::string_view field) {
                          FormatNumber(value));
 }
 
+// A point in time only needs to be a usable number: callers pass Unix
+// seconds (1.7e9 today), far past the bound on durations.
+Status CheckTime(double value, std::string_view field) {
+  if (std::isfinite(value) && value >= 0) return Status::Ok();
+  return InvalidArgument(std::string(field) +
+                         ": must be a finite time >= 0, got " +
+                         FormatNumber(value));
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
@@ -169,7 +178,7 @@ Status Scheduler::Enqueue(const JobSpec& job, double now) {
   FAIRQ_RETURN_IF_ERROR(CheckTenant(job.tenant));
   FAIRQ_RETURN_IF_ERROR(CheckPool(job.pool));
   if (job.cost) FAIRQ_RETURN_IF_ERROR(CheckSeconds(*job.cost, "cost"));
-  FAIRQ_RETURN_IF_ERROR(CheckSeconds(now, "now"));
+  FAIRQ_RETURN_IF_ERROR(CheckTime(now, "now"));
   if (running_.count(job.id)) {
     return AlreadyExists("job: " + std::to_string(job.id) + " is running");
   }
@@ -222,7 +231,7 @@ Status Scheduler::Fail(JobId job, double runtime) {
 }
 
 Status Scheduler::Requeue(JobId job, double runtime, double now) {
-  FAIRQ_RETURN_IF_ERROR(CheckSeconds(now, "now"));
+  FAIRQ_RETURN_IF_ERROR(CheckTime(now, "now"));
   StatusOr<RunningJob> ended = EndAttempt(job, runtime, false);
   if (!ended.ok()) return ended.status();
   pools_[ended->pool]->Enqueue(ended->tenant, ended->priority, job,

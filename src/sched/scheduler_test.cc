@@ -265,6 +265,17 @@ TEST(SchedulerTest, LoweredWeightLowersBankedCredit) {
   EXPECT_EQ(h.Stats(a).deficit, 4.0);
 }
 
+TEST(SchedulerValidationTest, UnixTimesAreAcceptedAsNow) {
+  SchedulerHarness h;
+  TenantId a = h.Add("a");
+  ASSERT_TRUE(h.scheduler->Enqueue({1, a, h.pool, 0, 1.0}, 1.76e9).ok());
+  EXPECT_EQ(h.Stats(a).oldest_ready_at, 1.76e9);
+  ExpectInvalid(h.scheduler->Enqueue({2, a, h.pool, 0, 1.0}, -1), "now");
+  ExpectInvalid(h.scheduler->Enqueue({2, a, h.pool, 0, 1.0},
+                                     std::numeric_limits<double>::infinity()),
+                "now");
+}
+
 TEST(SchedulerValidationTest, ExtremeNumbersAreRefused) {
   SchedulerHarness h;
   ExpectInvalid(h.scheduler->AddTenant(Config("tiny", 5e-324)).status(),
