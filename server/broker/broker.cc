@@ -1,7 +1,10 @@
 #include "server/broker/broker.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <type_traits>
+
+#include <spdlog/spdlog.h>
 
 namespace fairq::server {
 namespace {
@@ -34,6 +37,12 @@ Broker::Broker(const config::DaemonConfig& config, store::Store* store,
       workers_(static_cast<int64_t>(config.worker_liveness_seconds * 1000)),
       admission_(config.max_queued_total),
       random_(std::random_device{}()) {}
+
+void Broker::ExpectOk(const Status& status, const char* what) {
+  if (status.ok()) return;
+  spdlog::critical("broker invariant broken: {}: {}", what, status.ToString());
+  std::abort();
+}
 
 void Broker::Reply(Turn& turn, Done done, Status status) {
   turn.replies.push_back(

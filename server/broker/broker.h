@@ -27,6 +27,7 @@
 #include "server/broker/idempotency_index.h"
 #include "server/broker/job_table.h"
 #include "server/broker/lease_waiters.h"
+#include "server/broker/wait_window.h"
 #include "server/broker/worker_registry.h"
 #include "server/broker/writer.h"
 #include "server/config/daemon_config.h"
@@ -73,6 +74,7 @@ class Broker {
     uint64_t scheduled = 0;
     uint64_t leased = 0;
     uint64_t dead = 0;
+    std::unique_ptr<WaitWindow> waits;  // created at the first lease
   };
   // A timer entry; stale ones (the job moved on) are skipped when popped.
   struct Timer {
@@ -165,6 +167,10 @@ class Broker {
   void PromoteScheduled(int64_t now_ms, Turn& turn);
 
   static void Reply(Turn& turn, Done done, Status status);
+  // For scheduler calls the broker's bookkeeping guarantees: a refusal means
+  // the two have diverged. Logs it and aborts; a restart rebuilds both from
+  // the store, which is the truth.
+  static void ExpectOk(const Status& status, const char* what);
 
   const config::DaemonConfig config_;
   store::Store* const store_;

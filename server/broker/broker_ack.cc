@@ -55,7 +55,8 @@ void Broker::HandleComplete(CompleteCommand& c, Turn& turn) {
   for (const v1::Completion& done : c.request->completions()) {
     Status status = CheckLease(done.job_id(), done.lease_token());
     if (status.ok()) {
-      (void)scheduler_->Complete(done.job_id(), Seconds(done.runtime()));
+      ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
+               "complete a leased job");
       Forget(done.job_id(), *jobs_.Find(done.job_id()), turn);
     }
     SetResult(c.response->add_results(), status);

@@ -27,7 +27,8 @@ void Broker::HandleGetJob(GetJobCommand& c, Turn& turn) {
 
 void Broker::RemoveQueued(uint64_t job_id, JobMeta& job, Turn& turn) {
   if (job.state == v1::JOB_STATE_READY) {
-    (void)scheduler_->Cancel(job.tenant, job.pool, job_id);
+    ExpectOk(scheduler_->Cancel(job.tenant, job.pool, job_id),
+             "cancel a ready job");
   }
   Forget(job_id, job, turn);
 }
@@ -57,6 +58,12 @@ void Broker::HandleCancelJob(CancelJobCommand& c, Turn& turn) {
 void Broker::HandleQueueStats(QueueStatsCommand& c, int64_t now_ms,
                               Turn& turn) {
   const v1::GetQueueStatsRequest& request = *c.request;
+  std::vector<double> pool_seconds(pools_.size(), 0);
+  for (uint32_t p = 0; p < pools_.size(); ++p) {
+    for (uint32_t t = 0; t < tenants_.size(); ++t) {
+      pool_seconds[p] += scheduler_->Stats(t, p)->worker_seconds;
+    }
+  }
   for (uint32_t t = 0; t < tenants_.size(); ++t) {
     const std::string& tenant = tenants_[t].config.name();
     if (!request.tenant().empty() && request.tenant() != tenant) continue;
@@ -80,7 +87,13 @@ void Broker::HandleQueueStats(QueueStatsCommand& c, int64_t now_ms,
         *out->mutable_oldest_ready_age() =
             TimeUtil::MillisecondsToDuration(std::max<int64_t>(0, age));
       }
+      if (depth.waits) {
+        *out->mutable_wait_p99() =
+            TimeUtil::MillisecondsToDuration(depth.waits->Percentile(0.99));
+      }
       out->set_worker_seconds(stats.worker_seconds);
+      out->set_share(pool_seconds[p] > 0 ? stats.worker_seconds / pool_seconds[p]
+                                         : 0);
       out->set_deficit(stats.deficit);
     }
   }
@@ -126,7 +139,7 @@ void Broker::HandlePurge(PurgeTenantCommand& c, Turn& turn) {
   });
   for (uint32_t p = 0; p < pools_.size(); ++p) {
     if (pool.empty() || pools_[p].name == pool) {
-      (void)scheduler_->Purge(tenant, p);
+      ExpectOk(scheduler_->Purge(tenant, p).status(), "purge a tenant");
     }
   }
   for (uint64_t id : doomed) Forget(id, *jobs_.Find(id), turn);

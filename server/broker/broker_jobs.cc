@@ -36,11 +36,10 @@ void Broker::MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms,
   entry.set_ready_unix_ms(now_ms);
   entry.set_last_error(jobs_.LastError(job_id));
   turn.batch.PutReady({job.tenant, job.pool, job.priority, job.seq}, entry);
-  // The job was validated on the way in, so the scheduler cannot refuse it;
-  // a refusal here would be a broker bug, and the job stays in the store.
-  (void)scheduler_->Enqueue(
-      {job_id, job.tenant, job.pool, job.priority, job.declared_cost()},
-      Seconds(now_ms));
+  ExpectOk(scheduler_->Enqueue(
+               {job_id, job.tenant, job.pool, job.priority, job.declared_cost()},
+               Seconds(now_ms)),
+           "queue a ready job");
   ++tenants_[job.tenant].queued;
   ++total_queued_;
   pool_has_news_[job.pool] = true;
@@ -104,7 +103,7 @@ void Broker::EndAttempt(uint64_t job_id, double runtime_s,
                         const std::string& error, bool retryable,
                         int64_t now_ms, Turn& turn) {
   JobMeta& job = *jobs_.Find(job_id);
-  (void)scheduler_->Fail(job_id, runtime_s);  // the job is running: cannot fail
+  ExpectOk(scheduler_->Fail(job_id, runtime_s), "end a leased attempt");
   Leave(job_id, job, turn);
   jobs_.SetLastError(job_id, error);
   if (!retryable || job.attempts >= job.max_attempts) {

@@ -82,6 +82,9 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
                         int64_t now_ms, Turn& turn,
                         v1::LeaseResponse* response) {
   JobMeta& job = *jobs_.Find(job_id);
+  Depth& depth = DepthOf(job.tenant, job.pool);
+  if (!depth.waits) depth.waits = std::make_unique<WaitWindow>();
+  depth.waits->Add(now_ms - job.at_ms);  // READY: at_ms is when it got ready
   Leave(job_id, job, turn);
   job.state = v1::JOB_STATE_LEASED;
   ++job.attempts;
@@ -89,7 +92,7 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
     job.token = random_();
   } while (job.token == 0);
   job.at_ms = now_ms + job.lease_ms;
-  ++DepthOf(job.tenant, job.pool).leased;
+  ++depth.leased;
   v1::LeaseRecord lease;
   lease.set_token(job.token);
   lease.set_deadline_unix_ms(job.at_ms);
@@ -136,7 +139,7 @@ void Broker::HandleLeaseUndelivered(LeaseUndeliveredCommand& c,
   for (const auto& [job_id, token] : c.leases) {
     if (!CheckLease(job_id, token).ok()) continue;
     JobMeta& job = *jobs_.Find(job_id);
-    (void)scheduler_->Fail(job_id, 0);  // running, so this cannot fail
+    ExpectOk(scheduler_->Fail(job_id, 0), "return an undelivered job");
     Leave(job_id, job, turn);
     --job.attempts;
     MakeReady(job_id, job, now_ms, turn);
@@ -144,7 +147,8 @@ void Broker::HandleLeaseUndelivered(LeaseUndeliveredCommand& c,
 }
 
 void Broker::RefreshCapacity(uint32_t pool) {
-  (void)scheduler_->SetCapacity(pool, workers_.Capacity(pool));
+  ExpectOk(scheduler_->SetCapacity(pool, workers_.Capacity(pool)),
+           "set pool capacity");
   pool_has_news_[pool] = true;
 }
 

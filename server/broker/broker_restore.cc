@@ -31,8 +31,15 @@ Status Broker::RestoreTenantsAndPools(Turn& turn) {
     if (id != pools_.size()) return Internal("store: pool ids are not dense");
     AddPool(name);
   }
+  // Configured pools are created whatever auto_create_pools says: that
+  // switch is about pools first named by a job or a worker. (Going through
+  // FindOrCreatePool here made fairqd refuse to start with
+  // auto_create_pools: false, even for "default".)
   for (const std::string& name : config_.pools) {
-    FAIRQ_RETURN_IF_ERROR(FindOrCreatePool(name, turn).status());
+    if (pool_ids_.contains(name)) continue;
+    v1::PoolRecord record;
+    record.set_id(AddPool(name));
+    turn.batch.PutPool(name, record);
   }
   std::vector<v1::TenantRecord> tenants;
   FAIRQ_RETURN_IF_ERROR(store_->ScanTenants([&](const v1::TenantRecord& r) {
@@ -117,8 +124,9 @@ Status Broker::RestoreIndexes(int64_t now_ms, Turn& turn) {
         job->at_ms = std::max(lease.deadline_unix_ms(), now_ms + job->lease_ms);
         jobs_.SetLastError(job_id, lease.last_error());
         ++DepthOf(job->tenant, job->pool).leased;
-        (void)scheduler_->AdoptRunning({job_id, job->tenant, job->pool,
-                                        job->priority, job->declared_cost()});
+        ExpectOk(scheduler_->AdoptRunning({job_id, job->tenant, job->pool,
+                                           job->priority, job->declared_cost()}),
+                 "restore a lease");
         lease_timers_.push({job->at_ms, job_id, job->token});
         return true;
       }));

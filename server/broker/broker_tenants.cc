@@ -11,8 +11,7 @@ constexpr char kDefaultPool[] = "default";
 
 uint32_t Broker::AddPool(const std::string& name) {
   auto id = static_cast<uint32_t>(pools_.size());
-  // Names were validated and are new, so the scheduler accepts them.
-  (void)scheduler_->AddPool(name);
+  ExpectOk(scheduler_->AddPool(name).status(), "add a pool");
   pools_.push_back(PoolInfo{name});
   pool_ids_.emplace(name, id);
   pool_has_news_.push_back(false);
@@ -80,6 +79,9 @@ void Broker::PersistTenant(sched::TenantId id, Turn& turn) {
 
 void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
   v1::Tenant settings = *c.tenant;
+  // "0 on input means 1" (fairq.proto): store and report the weight that
+  // applies, so GetTenant never shows the invalid 0.
+  if (settings.weight() == 0) settings.set_weight(1);
   auto it = tenant_ids_.find(settings.name());
   sched::TenantId id = it != tenant_ids_.end()
                            ? it->second
