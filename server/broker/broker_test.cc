@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "google/protobuf/util/time_util.h"
+#include "store/fault_injection_env.h"
 
 namespace fairq::server {
 namespace {
@@ -30,11 +31,11 @@ class BrokerTest : public ::testing::Test {
   }
 
   void Open() {
-    store_ = std::move(store::Store::Open({dir_, false, nullptr})).value();
+    store_ = std::move(store::Store::Open({dir_, false, env_})).value();
     broker_ = std::move(Broker::Create(config_, store_.get())).value();
     Turn turn(store_->NewBatch());
     ASSERT_TRUE(broker_->Restore(now_, turn).ok());
-    Commit(turn);
+    ASSERT_TRUE(Commit(turn).ok());
   }
   void Reopen() {
     broker_.reset();
@@ -42,12 +43,13 @@ class BrokerTest : public ::testing::Test {
     Open();
   }
 
-  void Commit(Turn& turn) {
+  // As the writer does: commit, then reply with the commit's status.
+  Status Commit(Turn& turn) {
     std::vector<store::WriteBatch> batches;
     batches.push_back(std::move(turn.batch));
     Status status = store_->Commit(batches);
-    ASSERT_TRUE(status.ok()) << status.ToString();
     for (Reply& reply : turn.replies) reply(status);
+    return status;
   }
 
   // One dispatcher turn: timers, the command (if any), matching, commit.
@@ -56,7 +58,8 @@ class BrokerTest : public ::testing::Test {
     broker_->RunTimers(now_, turn);
     if (command) broker_->Handle(*command, now_, turn);
     broker_->MatchWaiters(now_, turn);
-    Commit(turn);
+    // A failed commit reaches the calls' Done, which the test inspects.
+    (void)Commit(turn);
   }
   void Advance(int64_t ms) {
     now_ += ms;
@@ -130,6 +133,7 @@ class BrokerTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Broker> broker_;
+  rocksdb::Env* env_ = nullptr;  // a fault-injecting Env in some tests
   int64_t now_ = 1'764'000'000'000;  // a real Unix time (2025), in ms
   WaiterId next_waiter_ = 1;
 };
@@ -270,6 +274,37 @@ TEST_F(BrokerTest, BacklogQuotaRejectsWithARetryHint) {
   EXPECT_EQ(response.results(0).code(),
             static_cast<int32_t>(StatusCode::kResourceExhausted));
   EXPECT_GT(TimeUtil::DurationToMilliseconds(response.results(0).retry_after()), 0);
+}
+
+TEST_F(BrokerTest, AFailedWriteIsNeverAcknowledgedAndLaterWritesAreRefused) {
+  store::FaultInjectionEnv disk;
+  env_ = disk.env();
+  Reopen();
+  uint64_t kept = Enqueue("a");
+  disk.FailAppends(true);  // the disk is full
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  v1::EnqueueBatchResponse lost_response;
+  std::optional<Status> lost;
+  Command enqueue = EnqueueCommand{{&spec}, &lost_response,
+                                   [&](const Status& s) { lost = s; }};
+  Turn1(&enqueue);
+  ASSERT_TRUE(lost.has_value());
+  EXPECT_EQ(lost->code(), StatusCode::kUnavailable) << lost->ToString();
+  disk.FailAppends(false);  // room again, but the store stays failed
+  v1::EnqueueBatchResponse refused_response;
+  std::optional<Status> refused;
+  Command again = EnqueueCommand{{&spec}, &refused_response,
+                                 [&](const Status& s) { refused = s; }};
+  Turn1(&again);
+  EXPECT_EQ(refused->code(), StatusCode::kUnavailable);
+  EXPECT_NE(refused->message().find("failed state"), std::string::npos);
+  EXPECT_EQ(Stats("a").ready(), 2u);  // reads still answer (memory ran ahead)
+  env_ = nullptr;
+  Reopen();  // what an operator's restart finds: only the acknowledged job
+  EXPECT_EQ(Stats("a").ready(), 1u);
+  auto lease = Lease();
+  EXPECT_EQ(lease->response.jobs(0).job().id(), kept);
 }
 
 TEST_F(BrokerTest, FloodDoesNotStarveATrickle) {
