@@ -430,16 +430,9 @@ std::string_view LogFormatName(LogFormat format) {
 
 StatusOr<DaemonConfig> ParseConfig(std::string_view text,
                                    const std::string& source) {
-  // yaml-cpp reports problems by throwing; nothing may escape this module.
-  try {
-    YAML::Node root = YAML::Load(std::string(text));
-    return Loader(source).Load(root);
-  } catch (const YAML::Exception& e) {
-    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-    return ErrorAt(source, line, "", "invalid YAML: " + e.msg);
-  } catch (const std::exception& e) {
-    return Internal(source + ": unexpected error: " + e.what());
-  }
+  return yaml::LoadDocument<DaemonConfig>(
+      text, source,
+      [&](const YAML::Node& root) { return Loader(source).Load(root); });
 }
 
 StatusOr<DaemonConfig> LoadConfig(const std::string& path) {

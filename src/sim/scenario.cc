@@ -389,16 +389,9 @@ const std::vector<sched::Policy>& AllPolicies() {
 }
 
 StatusOr<Scenario> ParseScenario(std::string_view yaml, std::string source) {
-  // yaml-cpp reports problems by throwing; nothing may escape this module.
-  try {
-    YAML::Node root = YAML::Load(std::string(yaml));
-    return Loader(source).Load(root);
-  } catch (const YAML::Exception& e) {
-    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-    return ErrorAt(source, line, "", "invalid YAML: " + e.msg);
-  } catch (const std::exception& e) {
-    return Internal(source + ": unexpected error: " + e.what());
-  }
+  return yaml::LoadDocument<Scenario>(
+      yaml, source,
+      [&](const YAML::Node& root) { return Loader(source).Load(root); });
 }
 
 StatusOr<Scenario> LoadScenario(const std::string& path) {

@@ -12,6 +12,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -104,6 +106,23 @@ class FieldReader {
 // when there is no name).
 std::string_view FieldOf(const Status& status);
 std::string_view ProblemOf(const Status& status);
+
+// Parses `text` and hands the document to `load`. yaml-cpp reports problems
+// by throwing; this turns every exception into a Status ("source:line:
+// invalid YAML: ..."), so none escapes a loader.
+template <class T>
+StatusOr<T> LoadDocument(
+    std::string_view text, const std::string& source,
+    const std::function<StatusOr<T>(const YAML::Node&)>& load) {
+  try {
+    return load(YAML::Load(std::string(text)));
+  } catch (const YAML::Exception& e) {
+    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    return ErrorAt(source, line, "", "invalid YAML: " + e.msg);
+  } catch (const std::exception& e) {
+    return Internal(source + ": unexpected error: " + e.what());
+  }
+}
 
 }  // namespace fairq::yaml
 
