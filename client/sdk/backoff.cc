@@ -1,0 +1,54 @@
+#include "client/sdk/backoff.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fairq::client::internal {
+
+Status ValidateRetry(const RetryOptions& retry, const std::string& prefix) {
+  auto invalid = [&](const std::string& field, const std::string& rule) {
+    return Status(Code::kInvalidArgument, prefix + field + ": " + rule);
+  };
+  if (retry.max_attempts < 1) return invalid("max_attempts", "must be >= 1");
+  if (retry.initial_backoff.count() < 0) {
+    return invalid("initial_backoff", "must be >= 0");
+  }
+  if (retry.max_backoff < retry.initial_backoff) {
+    return invalid("max_backoff", "must be >= initial_backoff");
+  }
+  if (!(retry.jitter >= 0 && retry.jitter <= 1)) {
+    return invalid("jitter", "must be between 0 and 1");
+  }
+  return Status();
+}
+
+Backoff::Backoff(const RetryOptions& options)
+    : options_(options), random_(std::random_device{}()) {}
+
+std::chrono::milliseconds Backoff::Next() {
+  // Doubling in floating point cannot overflow; the cap applies before the
+  // jitter so that callers in step do not stay in step at the cap.
+  double base = static_cast<double>(options_.initial_backoff.count()) *
+                std::pow(2.0, std::min(failures_, 62));
+  base = std::min(base, static_cast<double>(options_.max_backoff.count()));
+  ++failures_;
+  std::uniform_real_distribution<double> factor(1 - options_.jitter,
+                                                1 + options_.jitter);
+  return std::chrono::milliseconds(
+      static_cast<int64_t>(std::llround(base * factor(random_))));
+}
+
+Status CallWithRetry(const RetryOptions& options,
+                     const std::function<Status()>& attempt,
+                     const RetryWait& wait) {
+  Backoff backoff(options);
+  for (int n = 1;; ++n) {
+    Status status = attempt();
+    if (status.code() != Code::kUnavailable || n >= options.max_attempts) {
+      return status;
+    }
+    if (!wait(status, n, backoff.Next())) return status;
+  }
+}
+
+}  // namespace fairq::client::internal

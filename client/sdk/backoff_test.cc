@@ -1,0 +1,86 @@
+// Backoff and CallWithRetry on their own: no broker, no clock.
+#include "client/sdk/backoff.h"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace fairq::client::internal {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(BackoffTest, DoublesUpToTheCapWithoutJitter) {
+  RetryOptions options{10, milliseconds(100), milliseconds(500), 0};
+  Backoff backoff(options);
+  for (int expected : {100, 200, 400, 500, 500}) {
+    EXPECT_EQ(backoff.Next(), milliseconds(expected));
+  }
+  backoff.Reset();
+  EXPECT_EQ(backoff.Next(), milliseconds(100));
+}
+
+TEST(BackoffTest, JitterStaysWithinItsBounds) {
+  RetryOptions options{10, milliseconds(1000), milliseconds(1000), 0.2};
+  Backoff backoff(options);
+  for (int i = 0; i < 200; ++i) {
+    milliseconds delay = backoff.Next();
+    EXPECT_GE(delay, milliseconds(800));
+    EXPECT_LE(delay, milliseconds(1200));
+  }
+}
+
+TEST(CallWithRetryTest, RetriesOnlyUnavailableAndStopsAtMaxAttempts) {
+  RetryOptions options{3, milliseconds(0), milliseconds(0), 0};
+  int calls = 0;
+  auto always = [&](Code code) {
+    calls = 0;
+    return CallWithRetry(
+        options, [&] { return ++calls, Status(code, "x"); },
+        [](const Status&, int, milliseconds) { return true; });
+  };
+  EXPECT_EQ(always(Code::kUnavailable).code(), Code::kUnavailable);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(always(Code::kResourceExhausted).code(), Code::kResourceExhausted);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(always(Code::kDeadlineExceeded).code(), Code::kDeadlineExceeded);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(CallWithRetryTest, SucceedsOnALaterAttemptAndReportsEachRetry) {
+  RetryOptions options{5, milliseconds(10), milliseconds(10), 0};
+  int calls = 0;
+  std::vector<int> retried;
+  Status status = CallWithRetry(
+      options,
+      [&] { return ++calls < 3 ? Status(Code::kUnavailable, "down") : Status(); },
+      [&](const Status& failure, int attempt, milliseconds delay) {
+        EXPECT_EQ(failure.code(), Code::kUnavailable);
+        EXPECT_EQ(delay, milliseconds(10));
+        retried.push_back(attempt);
+        return true;
+      });
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(retried, (std::vector<int>{1, 2}));
+}
+
+TEST(CallWithRetryTest, WaitCanGiveUp) {
+  RetryOptions options{5, milliseconds(0), milliseconds(0), 0};
+  int calls = 0;
+  Status status = CallWithRetry(
+      options, [&] { return ++calls, Status(Code::kUnavailable, "down"); },
+      [](const Status&, int, milliseconds) { return false; });
+  EXPECT_EQ(status.code(), Code::kUnavailable);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(ValidateRetryTest, NamesTheField) {
+  RetryOptions options;
+  options.max_backoff = milliseconds(1);
+  Status status = ValidateRetry(options, "P.retry.");
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_EQ(status.message(), "P.retry.max_backoff: must be >= initial_backoff");
+}
+
+}  // namespace
+}  // namespace fairq::client::internal

@@ -1,0 +1,108 @@
+// Worker: runs a handler on jobs leased from fairqd, `slots` at a time, with
+// heartbeats, measured runtimes and a graceful stop handled for it.
+//
+// Thread-safe: Start, Stop and stats may be called from any thread, but not
+// from inside a handler (Stop would wait for itself).
+#ifndef FAIRQ_CLIENT_WORKER_H_
+#define FAIRQ_CLIENT_WORKER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fairq/client/job_context.h"
+#include "fairq/client/job_spec.h"
+#include "fairq/client/status.h"
+
+namespace grpc {
+class Channel;
+}
+
+namespace fairq::client {
+
+struct WorkerOptions {
+  std::string worker_id;            // empty: "<hostname>-<pid>"
+  std::vector<std::string> pools;   // empty: {"default"}
+  uint32_t slots = 1;               // concurrent handlers, 1-10,000
+  // How long each Lease call waits for work, 0-30 s.
+  std::chrono::milliseconds lease_wait{10'000};
+  // 0: a third of each job's lease duration.
+  std::chrono::milliseconds heartbeat_interval{0};
+  // How long Stop() waits for running handlers before giving jobs back.
+  std::chrono::milliseconds stop_timeout{30'000};
+  // Deadline of each Heartbeat, Complete and Fail call (Lease: lease_wait
+  // plus this).
+  std::chrono::milliseconds rpc_timeout{10'000};
+  // Complete and Fail are retried on UNAVAILABLE within this budget. Lease
+  // waits for a broker that is down (gRPC wait_for_ready) and is retried
+  // with this backoff for as long as the worker runs.
+  RetryOptions retry;
+  // Errors nobody else would see: failed leases and reports, lost leases.
+  // Called from the worker's threads, possibly several at once; must be
+  // quick and must not throw.
+  std::function<void(const Status&)> on_error;
+};
+
+// Runs one attempt. Exceptions escaping it become Outcome::Retry with the
+// exception's what().
+using Handler = std::function<Outcome(JobContext&)>;
+
+// Counters since the worker was created.
+struct WorkerStats {
+  uint64_t leased = 0;
+  uint64_t succeeded = 0;    // reported with Complete and acknowledged
+  uint64_t retried = 0;      // reported with Fail(retryable)
+  uint64_t failed = 0;       // reported with Fail(not retryable)
+  uint64_t given_back = 0;   // not run, or cut off by Stop()
+  uint64_t lost_leases = 0;  // a heartbeat found the lease gone
+  uint64_t heartbeats = 0;   // acknowledged
+  uint64_t report_errors = 0;  // Complete/Fail items the broker refused
+};
+
+// Threads: one lease thread long-polls for as many jobs as there are free
+// slots (so the worker never holds a job it cannot start at once); `slots`
+// threads run the handler; one heartbeat thread extends each running job's
+// lease every heartbeat_interval and passes the yield flag on; one report
+// thread sends outcomes, batching the Complete and Fail items of jobs that
+// finish while a previous report is in flight.
+//
+// Stop(): cancels the pending long poll (jobs the broker granted to it go
+// back to READY without using an attempt; only if its reply is already on
+// the wire are they lost to the cancel and lapse after their lease
+// duration, attempt used), leases nothing more, and waits up to
+// stop_timeout for running handlers (JobContext::Stopping() turns true).
+// Handlers still running then are given back with Fail(retryable) and see
+// Cancelled(); Stop() still waits for them to return, since their threads
+// cannot be abandoned. A job whose lease reply arrived after Stop() began
+// is given back with Fail(retryable) too: its attempt counts and it waits
+// its backoff. Reports still queued are sent before Stop() returns.
+class Worker {
+ public:
+  // Connects (lazily) to `address` ("host:port", plaintext).
+  // INVALID_ARGUMENT for options out of range.
+  static StatusOr<std::unique_ptr<Worker>> Create(const std::string& address,
+                                                  WorkerOptions options = {});
+  // Over a channel the caller made. Lease replies carry up to `slots`
+  // payloads: raise the channel's max receive message size to match.
+  static StatusOr<std::unique_ptr<Worker>> Create(
+      std::shared_ptr<grpc::Channel> channel, WorkerOptions options = {});
+
+  virtual ~Worker() = default;  // Stop()
+
+  // Starts the threads and returns. FAILED_PRECONDITION if already started.
+  virtual Status Start(Handler handler) = 0;
+  // Start(), then blocks until another thread's Stop() has finished.
+  virtual Status Run(Handler handler) = 0;
+  // Graceful stop as described above; idempotent, and concurrent callers
+  // all return once it is done.
+  virtual void Stop() = 0;
+
+  virtual WorkerStats stats() const = 0;
+};
+
+}  // namespace fairq::client
+
+#endif  // FAIRQ_CLIENT_WORKER_H_

@@ -1,0 +1,270 @@
+// Producer against a real fairqd: batching by size and by time, Flush and
+// flush on destruction, idempotency keys, RESOURCE_EXHAUSTED with its retry
+// delay, and retries while the broker restarts.
+//
+// Each test starts its own fairqd (temp data dir, port 0). Every wait is
+// bounded; none sleeps in the hope that something has happened.
+#include "fairq/client/producer.h"
+
+#include <chrono>
+#include <future>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "client/sdk/tcp_relay.h"
+#include "fairq/v1/fairq.grpc.pb.h"
+#include "tests/integration/fairqd_process.h"
+
+namespace fairq::client {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+using Future = std::future<StatusOr<EnqueueResult>>;
+
+constexpr auto kBound = std::chrono::seconds(10);
+
+JobSpec Job(const std::string& tenant, const std::string& key = "") {
+  JobSpec spec;
+  spec.tenant = tenant;
+  spec.payload = "p";
+  spec.idempotency_key = key;
+  return spec;
+}
+
+// The job's result, failing the test if it is not there within kBound.
+StatusOr<EnqueueResult> Get(Future& future) {
+  if (future.wait_for(kBound) != std::future_status::ready) {
+    return Status(Code::kDeadlineExceeded, "test: no result in 10 s");
+  }
+  return future.get();
+}
+
+bool Ready(Future& future) {
+  return future.wait_for(milliseconds(0)) == std::future_status::ready;
+}
+
+class ProducerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(daemon_.Start()) << daemon_.error(); }
+
+  std::unique_ptr<Producer> MakeProducer(ProducerOptions options = {}) {
+    auto producer = Producer::Create(daemon_.Channel(), std::move(options));
+    EXPECT_TRUE(producer.ok()) << producer.status().ToString();
+    return producer.ok() ? std::move(*producer) : nullptr;
+  }
+
+  // GetJob's state, or JOB_STATE_UNSPECIFIED when the job is unknown.
+  v1::JobState StateOf(uint64_t id) {
+    v1::GetJobRequest request;
+    request.set_job_id(id);
+    v1::Job job;
+    grpc::ClientContext context;
+    context.set_deadline(testing::Deadline());
+    grpc::Status status = daemon_.Producer()->GetJob(&context, request, &job);
+    return status.ok() ? job.state() : v1::JOB_STATE_UNSPECIFIED;
+  }
+
+  testing::FairqdProcess daemon_;
+};
+
+TEST_F(ProducerTest, BatchFlushesWhenFull) {
+  ProducerOptions options;
+  options.max_batch = 10;
+  options.linger = std::chrono::seconds(30);  // only size or Flush send
+  auto producer = MakeProducer(options);
+  ASSERT_NE(producer, nullptr);
+  std::vector<Future> futures;
+  for (int i = 0; i < 25; ++i) futures.push_back(producer->EnqueueAsync(Job("t")));
+
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 20; ++i) {
+    StatusOr<EnqueueResult> result = Get(futures[i]);
+    ASSERT_TRUE(result.ok()) << i << ": " << result.status().ToString();
+    ids.push_back(result->job_id);
+  }
+  // Two full batches went; the last five wait for more jobs or the linger.
+  EXPECT_EQ(producer->stats().batches, 2u);
+  for (int i = 20; i < 25; ++i) EXPECT_FALSE(Ready(futures[i])) << i;
+
+  producer->Flush();
+  for (int i = 20; i < 25; ++i) {
+    ASSERT_TRUE(Ready(futures[i])) << i << ": Flush returned before it";
+    StatusOr<EnqueueResult> result = futures[i].get();
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    ids.push_back(result->job_id);
+  }
+  EXPECT_EQ(producer->stats().batches, 3u);
+  EXPECT_EQ(producer->stats().jobs_sent, 25u);
+  // One result per job, in enqueue order: the broker numbers jobs as it
+  // queues them, and batches go one after another.
+  for (size_t i = 1; i < ids.size(); ++i) EXPECT_GT(ids[i], ids[i - 1]) << i;
+  EXPECT_EQ(StateOf(ids.front()), v1::JOB_STATE_READY);
+  EXPECT_EQ(StateOf(ids.back()), v1::JOB_STATE_READY);
+}
+
+TEST_F(ProducerTest, BatchFlushesWhenLingerRunsOut) {
+  ProducerOptions options;
+  options.max_batch = 100;
+  options.linger = milliseconds(50);
+  auto producer = MakeProducer(options);
+  ASSERT_NE(producer, nullptr);
+  Clock::time_point start = Clock::now();
+  Future future = producer->EnqueueAsync(Job("t"));
+  StatusOr<EnqueueResult> result = Get(future);  // no Flush
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_GE(Clock::now() - start, milliseconds(50));
+  EXPECT_NE(result->job_id, 0u);
+  EXPECT_EQ(producer->stats().batches, 1u);
+}
+
+TEST_F(ProducerTest, DestructionFlushesBufferedJobs) {
+  ProducerOptions options;
+  options.linger = std::chrono::seconds(30);
+  auto producer = MakeProducer(options);
+  ASSERT_NE(producer, nullptr);
+  std::vector<Future> futures;
+  for (int i = 0; i < 3; ++i) futures.push_back(producer->EnqueueAsync(Job("t")));
+  producer.reset();
+  for (Future& future : futures) {
+    ASSERT_TRUE(Ready(future));
+    StatusOr<EnqueueResult> result = future.get();
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    EXPECT_EQ(StateOf(result->job_id), v1::JOB_STATE_READY);
+  }
+}
+
+TEST_F(ProducerTest, IdempotencyKeysPassThrough) {
+  auto producer = MakeProducer();
+  ASSERT_NE(producer, nullptr);
+  StatusOr<EnqueueResult> first = producer->Enqueue(Job("t", "key-1"));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_FALSE(first->duplicate);
+
+  StatusOr<EnqueueResult> again = producer->Enqueue(Job("t", "key-1"));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->duplicate);
+  EXPECT_EQ(again->job_id, first->job_id);
+
+  Future batched = producer->EnqueueAsync(Job("t", "key-1"));
+  producer->Flush();
+  StatusOr<EnqueueResult> third = Get(batched);
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_TRUE(third->duplicate);
+  EXPECT_EQ(third->job_id, first->job_id);
+}
+
+TEST_F(ProducerTest, QuotaRefusalCarriesTheRetryDelay) {
+  v1::SetTenantRequest set;
+  set.mutable_tenant()->set_name("q");
+  set.mutable_tenant()->mutable_quotas()->set_max_queued(1);
+  v1::Tenant tenant;
+  grpc::ClientContext context;
+  context.set_deadline(testing::Deadline());
+  ASSERT_TRUE(daemon_.Admin()->SetTenant(&context, set, &tenant).ok());
+  auto producer = MakeProducer();
+  ASSERT_NE(producer, nullptr);
+  ASSERT_TRUE(producer->Enqueue(Job("q")).ok());
+
+  // Enqueue: the delay comes from the fairq-retry-after-ms trailer.
+  StatusOr<EnqueueResult> refused = producer->Enqueue(Job("q"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(refused.status().retry_after(), milliseconds(1000));  // backlog
+
+  // EnqueueBatch: from the job's own result.
+  Future batched = producer->EnqueueAsync(Job("q"));
+  producer->Flush();
+  StatusOr<EnqueueResult> refused_in_batch = Get(batched);
+  ASSERT_FALSE(refused_in_batch.ok());
+  EXPECT_EQ(refused_in_batch.status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(refused_in_batch.status().retry_after(), milliseconds(1000));
+  EXPECT_EQ(producer->stats().retries, 0u);  // quotas are the caller's call
+}
+
+TEST_F(ProducerTest, BadInputIsRefusedWithoutACall) {
+  ProducerOptions options;
+  options.max_batch = 0;
+  auto bad = Producer::Create(daemon_.Channel(), options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("max_batch"), std::string::npos);
+
+  auto producer = MakeProducer();
+  ASSERT_NE(producer, nullptr);
+  JobSpec both = Job("t");
+  both.delay = milliseconds(10);
+  both.not_before = std::chrono::system_clock::now();
+  StatusOr<EnqueueResult> result = producer->Enqueue(both);
+  EXPECT_EQ(result.status().code(), Code::kInvalidArgument);
+  // The broker's own validation comes back as it is.
+  StatusOr<EnqueueResult> no_tenant = producer->Enqueue(Job(""));
+  EXPECT_EQ(no_tenant.status().code(), Code::kInvalidArgument);
+}
+
+// The broker goes away and comes back on the same data; the SDK reaches it
+// through a relay whose port stays put while fairqd's changes.
+TEST_F(ProducerTest, RetriesUnavailableUntilTheBrokerIsBack) {
+  testing::TcpRelay relay;
+  ASSERT_TRUE(relay.ok());
+  relay.set_target(daemon_.port());
+  std::promise<Code> first_retry;
+  std::atomic<bool> retried{false};
+  ProducerOptions options;
+  options.linger = milliseconds(0);
+  options.retry.max_attempts = 200;  // ~40 s of 200 ms backoffs: ample
+  options.retry.initial_backoff = milliseconds(20);
+  options.retry.max_backoff = milliseconds(200);
+  options.on_retry = [&](const Status& failure, int, milliseconds) {
+    if (!retried.exchange(true)) first_retry.set_value(failure.code());
+  };
+  auto created = Producer::Create(relay.address(), options);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::unique_ptr<Producer> producer = std::move(*created);
+  ASSERT_TRUE(producer->Enqueue(Job("t")).ok());  // connected once
+
+  // Clients cut off first: fairqd's SIGTERM drain waits up to 5 s for
+  // open connections to go.
+  relay.set_target(0);
+  relay.DropConnections();
+  ASSERT_EQ(daemon_.Terminate(), 0) << daemon_.Log();
+  auto sync = std::async(std::launch::async,
+                         [&] { return producer->Enqueue(Job("t", "once")); });
+  Future batched = producer->EnqueueAsync(Job("t"));
+  std::future<Code> retry = first_retry.get_future();
+  ASSERT_EQ(retry.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(retry.get(), Code::kUnavailable);
+
+  ASSERT_TRUE(daemon_.Start()) << daemon_.error();
+  relay.set_target(daemon_.port());
+  ASSERT_EQ(sync.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  StatusOr<EnqueueResult> result = sync.get();
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(StateOf(result->job_id), v1::JOB_STATE_READY);
+  StatusOr<EnqueueResult> batched_result = Get(batched);
+  ASSERT_TRUE(batched_result.ok()) << batched_result.status().ToString();
+  EXPECT_EQ(StateOf(batched_result->job_id), v1::JOB_STATE_READY);
+  EXPECT_GE(producer->stats().retries, 2u);  // both paths retried
+}
+
+TEST(ProducerRetryBudgetTest, GivesUpAfterMaxAttempts) {
+  testing::TcpRelay relay;  // with no target: every call is UNAVAILABLE
+  ASSERT_TRUE(relay.ok());
+  ProducerOptions options;
+  options.retry.max_attempts = 3;
+  options.retry.initial_backoff = milliseconds(10);
+  options.retry.max_backoff = milliseconds(20);
+  int retries = 0;
+  options.on_retry = [&](const Status&, int, milliseconds) { ++retries; };
+  auto producer = Producer::Create(relay.address(), options);
+  ASSERT_TRUE(producer.ok());
+  StatusOr<EnqueueResult> result = (*producer)->Enqueue(Job("t"));
+  EXPECT_EQ(result.status().code(), Code::kUnavailable);
+  EXPECT_EQ(retries, 2);
+}
+
+}  // namespace
+}  // namespace fairq::client

@@ -1,0 +1,152 @@
+#include "client/sdk/reporter.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "client/sdk/backoff.h"
+#include "client/sdk/grpc_util.h"
+
+namespace fairq::client::internal {
+namespace {
+
+constexpr size_t kMaxItems = 1000;  // per Complete or Fail call (the API's)
+
+}  // namespace
+
+Reporter::Reporter(grpc::Channel* channel, v1::Worker::Stub* stub,
+                   const WorkerOptions* options, Counters* counters)
+    : channel_(channel),
+      stub_(stub),
+      options_(options),
+      counters_(counters),
+      thread_([this] { Loop(); }) {}
+
+Reporter::~Reporter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  queued_.notify_one();
+  thread_.join();
+}
+
+void Reporter::Report(const RunningJob& job, Kind kind, std::string error,
+                      std::chrono::nanoseconds runtime) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(
+        Item{kind, job.context.id(), job.token, std::move(error), runtime});
+  }
+  queued_.notify_one();
+}
+
+void Reporter::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    queued_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // closing, and all sent
+    std::vector<Item> items;
+    items.swap(queue_);
+    lock.unlock();
+    Send(items);
+    lock.lock();
+  }
+}
+
+void Reporter::Send(const std::vector<Item>& items) {
+  std::vector<const Item*> completions, failures;
+  for (const Item& item : items) {
+    (item.kind == Kind::kSuccess ? completions : failures).push_back(&item);
+  }
+  for (size_t at = 0; at < completions.size(); at += kMaxItems) {
+    size_t end = std::min(completions.size(), at + kMaxItems);
+    SendCompletions({completions.begin() + at, completions.begin() + end});
+  }
+  for (size_t at = 0; at < failures.size(); at += kMaxItems) {
+    size_t end = std::min(failures.size(), at + kMaxItems);
+    SendFailures({failures.begin() + at, failures.begin() + end});
+  }
+}
+
+void Reporter::SendCompletions(const std::vector<const Item*>& items) {
+  v1::CompleteRequest request;
+  for (const Item* item : items) {
+    v1::Completion* done = request.add_completions();
+    done->set_job_id(item->job_id);
+    done->set_lease_token(item->token);
+    *done->mutable_runtime() = ToDuration(item->runtime);
+  }
+  v1::AckResponse response;
+  Status status = WithRetry([&] {
+    grpc::ClientContext context;
+    context.set_deadline(DeadlineIn(options_->rpc_timeout));
+    response.Clear();
+    return FromGrpc(stub_->Complete(&context, request, &response), context);
+  });
+  Tally(items, status, response);
+}
+
+void Reporter::SendFailures(const std::vector<const Item*>& items) {
+  v1::FailRequest request;
+  for (const Item* item : items) {
+    v1::Failure* failure = request.add_failures();
+    failure->set_job_id(item->job_id);
+    failure->set_lease_token(item->token);
+    failure->set_error(item->error);
+    failure->set_retryable(item->kind != Kind::kFail);
+    *failure->mutable_runtime() = ToDuration(item->runtime);
+  }
+  v1::AckResponse response;
+  Status status = WithRetry([&] {
+    grpc::ClientContext context;
+    context.set_deadline(DeadlineIn(options_->rpc_timeout));
+    response.Clear();
+    return FromGrpc(stub_->Fail(&context, request, &response), context);
+  });
+  Tally(items, status, response);
+}
+
+void Reporter::Tally(const std::vector<const Item*>& items,
+                     const Status& status, const v1::AckResponse& response) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    Status result = status;
+    if (result.ok()) {
+      result = i < static_cast<size_t>(response.results_size())
+                   ? FromAckResult(response.results(static_cast<int>(i)))
+                   : Status(Code::kInternal, "no result for this item");
+    }
+    if (!result.ok()) {
+      ++counters_->report_errors;
+      ReportError(*options_,
+                  Status(result.code(), "reporting job " +
+                                            std::to_string(items[i]->job_id) +
+                                            ": " + result.message()));
+      continue;
+    }
+    switch (items[i]->kind) {
+      case Kind::kSuccess:
+        ++counters_->succeeded;
+        break;
+      case Kind::kRetry:
+        ++counters_->retried;
+        break;
+      case Kind::kFail:
+        ++counters_->failed;
+        break;
+      case Kind::kGiveBack:
+        break;  // counted when given back
+    }
+  }
+}
+
+Status Reporter::WithRetry(const std::function<Status()>& attempt) {
+  // Reports queued during the pause join the next call.
+  return CallWithRetry(
+      options_->retry, attempt,
+      [this](const Status&, int, std::chrono::milliseconds delay) {
+        PauseReconnecting(*channel_, delay);
+        return true;
+      });
+}
+
+}  // namespace fairq::client::internal

@@ -1,0 +1,67 @@
+// Reporter: one thread that tells the broker how attempts ended. Reports
+// queue up while a call is in flight and go together in the next Complete
+// and Fail calls (at most 1,000 items each), retried on UNAVAILABLE.
+//
+// Thread-safe. The destructor sends everything queued, then stops.
+#ifndef FAIRQ_CLIENT_SDK_REPORTER_H_
+#define FAIRQ_CLIENT_SDK_REPORTER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/sdk/worker_internal.h"
+#include "fairq/v1/fairq.grpc.pb.h"
+
+namespace fairq::client::internal {
+
+class Reporter {
+ public:
+  enum class Kind { kSuccess, kRetry, kFail, kGiveBack };
+
+  // The pointers must outlive this; `stub` talks over `channel`.
+  Reporter(grpc::Channel* channel, v1::Worker::Stub* stub,
+           const WorkerOptions* options, Counters* counters);
+  ~Reporter();
+
+  // kGiveBack is reported as a retryable failure.
+  void Report(const RunningJob& job, Kind kind, std::string error,
+              std::chrono::nanoseconds runtime);
+
+ private:
+  struct Item {
+    Kind kind;
+    uint64_t job_id;
+    uint64_t token;
+    std::string error;
+    std::chrono::nanoseconds runtime;
+  };
+
+  void Loop();
+  void Send(const std::vector<Item>& items);
+  void SendCompletions(const std::vector<const Item*>& items);
+  void SendFailures(const std::vector<const Item*>& items);
+  // Counts each item's result; `status` is the call's.
+  void Tally(const std::vector<const Item*>& items, const Status& status,
+             const v1::AckResponse& response);
+  Status WithRetry(const std::function<Status()>& attempt);
+
+  grpc::Channel* const channel_;
+  v1::Worker::Stub* const stub_;
+  const WorkerOptions* const options_;
+  Counters* const counters_;
+
+  std::mutex mu_;
+  std::condition_variable queued_;
+  std::vector<Item> queue_;
+  bool closing_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+}  // namespace fairq::client::internal
+
+#endif  // FAIRQ_CLIENT_SDK_REPORTER_H_

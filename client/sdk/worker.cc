@@ -1,0 +1,346 @@
+#include "fairq/client/worker.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "client/sdk/backoff.h"
+#include "client/sdk/grpc_util.h"
+#include "client/sdk/heartbeater.h"
+#include "client/sdk/reporter.h"
+#include "client/sdk/worker_internal.h"
+#include "fairq/v1/fairq.grpc.pb.h"
+
+namespace fairq::client {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using internal::Reporter;
+using internal::RunningJob;
+using std::chrono::milliseconds;
+
+constexpr uint32_t kMaxSlots = 10'000;
+constexpr milliseconds kMaxLeaseWait{30'000};
+// Below this a heartbeat interval would flood the broker (and it guards
+// against a lease deadline that clock skew puts in the past).
+constexpr milliseconds kMinHeartbeat{50};
+
+Status Invalid(const std::string& field, const std::string& rule) {
+  return Status(Code::kInvalidArgument, "WorkerOptions." + field + ": " + rule);
+}
+
+Status Validate(const WorkerOptions& o) {
+  if (o.worker_id.size() > 128) return Invalid("worker_id", "at most 128 chars");
+  if (o.slots < 1 || o.slots > kMaxSlots) {
+    return Invalid("slots", "must be between 1 and 10000");
+  }
+  if (o.lease_wait.count() < 0 || o.lease_wait > kMaxLeaseWait) {
+    return Invalid("lease_wait", "must be between 0 and 30 s");
+  }
+  if (o.heartbeat_interval.count() < 0) {
+    return Invalid("heartbeat_interval", "must be >= 0");
+  }
+  if (o.stop_timeout.count() < 0) return Invalid("stop_timeout", "must be >= 0");
+  if (o.rpc_timeout.count() <= 0) return Invalid("rpc_timeout", "must be > 0");
+  return internal::ValidateRetry(o.retry, "WorkerOptions.retry.");
+}
+
+std::string DefaultWorkerId() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return (host[0] != '\0' ? std::string(host) : "worker") + "-" +
+         std::to_string(getpid());
+}
+
+// A third of the lease, as the broker's deadline implies when the job did
+// not name its lease duration (the broker default then applies).
+milliseconds HeartbeatInterval(const v1::LeasedJob& leased,
+                               milliseconds configured) {
+  if (configured.count() > 0) return configured;
+  milliseconds lease =
+      leased.job().spec().has_lease_duration()
+          ? internal::ToMillis(leased.job().spec().lease_duration())
+          : std::chrono::duration_cast<milliseconds>(
+                internal::ToTimePoint(leased.deadline()) -
+                std::chrono::system_clock::now());
+  return std::max(lease / 3, kMinHeartbeat);
+}
+
+class WorkerImpl final : public Worker {
+ public:
+  WorkerImpl(std::shared_ptr<grpc::Channel> channel, WorkerOptions options)
+      : options_(std::move(options)),
+        channel_(std::move(channel)),
+        stub_(v1::Worker::NewStub(channel_)),
+        free_slots_(options_.slots) {}
+  ~WorkerImpl() override { Stop(); }
+
+  Status Start(Handler handler) override;
+  Status Run(Handler handler) override;
+  void Stop() override;
+  WorkerStats stats() const override { return counters_.Snapshot(); }
+
+ private:
+  void LeaseLoop();
+  StatusOr<std::vector<v1::LeasedJob>> Lease(grpc::ClientContext& context,
+                                             uint32_t max_jobs);
+  // REQUIRES: mu_ held. Hands the jobs to idle slots, or back if stopping.
+  void Hand(const std::vector<v1::LeasedJob>& jobs);
+  void SlotLoop();
+  // Blocks for the next job; null once stopping.
+  std::shared_ptr<RunningJob> NextJob();
+  void RunJob(const std::shared_ptr<RunningJob>& job);
+  Outcome CallHandler(JobContext& context);
+  void GiveBack(RunningJob& job, const std::string& why);
+  void DoStop();
+  void WaitForHandlers();
+
+  const WorkerOptions options_;
+  const std::shared_ptr<grpc::Channel> channel_;
+  const std::unique_ptr<v1::Worker::Stub> stub_;
+  internal::Counters counters_;
+  Handler handler_;
+  std::unique_ptr<Reporter> reporter_;
+  std::unique_ptr<internal::Heartbeater> heartbeater_;
+
+  std::mutex mu_;
+  std::condition_variable slot_freed_;  // lease thread: free slot or stop
+  std::condition_variable job_ready_;   // slot threads: a job or stop
+  std::condition_variable job_done_;    // Stop: a running handler returned
+  std::condition_variable stopped_cv_;  // Run: Stop finished
+  // Invariant: free_slots_ + ready_.size() + running_.size() == slots.
+  uint32_t free_slots_;
+  std::deque<std::shared_ptr<RunningJob>> ready_;
+  std::set<std::shared_ptr<RunningJob>> running_;
+  grpc::ClientContext* lease_call_ = nullptr;  // the long poll in flight
+  bool started_ = false;
+  bool stopping_ = false;
+  bool stopped_ = false;
+  std::once_flag stop_once_;
+
+  std::thread lease_thread_;
+  std::vector<std::thread> slot_threads_;
+};
+
+Status WorkerImpl::Start(Handler handler) {
+  if (!handler) return Status(Code::kInvalidArgument, "handler: empty");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (started_ || stopping_) {
+    return Status(Code::kFailedPrecondition, "worker: already started");
+  }
+  started_ = true;
+  handler_ = std::move(handler);
+  reporter_ = std::make_unique<Reporter>(channel_.get(), stub_.get(),
+                                         &options_, &counters_);
+  heartbeater_ = std::make_unique<internal::Heartbeater>(stub_.get(), &options_,
+                                                         &counters_);
+  for (uint32_t i = 0; i < options_.slots; ++i) {
+    slot_threads_.emplace_back([this] { SlotLoop(); });
+  }
+  lease_thread_ = std::thread([this] { LeaseLoop(); });
+  return Status();
+}
+
+Status WorkerImpl::Run(Handler handler) {
+  Status started = Start(std::move(handler));
+  if (!started.ok()) return started;
+  std::unique_lock<std::mutex> lock(mu_);
+  stopped_cv_.wait(lock, [this] { return stopped_; });
+  return Status();
+}
+
+void WorkerImpl::Stop() {
+  std::call_once(stop_once_, [this] { DoStop(); });
+}
+
+void WorkerImpl::LeaseLoop() {
+  internal::Backoff backoff(options_.retry);
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    slot_freed_.wait(lock, [this] { return stopping_ || free_slots_ > 0; });
+    if (stopping_) return;
+    grpc::ClientContext context;
+    lease_call_ = &context;  // so that Stop() can cancel the long poll
+    uint32_t want = free_slots_;
+    lock.unlock();
+    StatusOr<std::vector<v1::LeasedJob>> jobs = Lease(context, want);
+    lock.lock();
+    lease_call_ = nullptr;
+    if (jobs.ok()) {
+      backoff.Reset();
+      Hand(*jobs);
+      continue;
+    }
+    if (stopping_) return;
+    lock.unlock();
+    internal::ReportError(options_, jobs.status());
+    lock.lock();
+    slot_freed_.wait_for(lock, backoff.Next(), [this] { return stopping_; });
+  }
+}
+
+StatusOr<std::vector<v1::LeasedJob>> WorkerImpl::Lease(
+    grpc::ClientContext& context, uint32_t max_jobs) {
+  v1::LeaseRequest request;
+  request.set_worker_id(options_.worker_id);
+  for (const std::string& pool : options_.pools) request.add_pools(pool);
+  request.set_slots(options_.slots);
+  request.set_max_jobs(max_jobs);
+  *request.mutable_wait() = internal::ToDuration(options_.lease_wait);
+  // A worker waits for work, and so for a broker that is down, too: the
+  // call stays pending (and keeps the connection being retried) instead of
+  // failing at once. Stop() cancels it either way.
+  context.set_wait_for_ready(true);
+  context.set_deadline(
+      internal::DeadlineIn(options_.lease_wait + options_.rpc_timeout));
+  v1::LeaseResponse response;
+  Status status =
+      internal::FromGrpc(stub_->Lease(&context, request, &response), context);
+  if (!status.ok()) return status;
+  return std::vector<v1::LeasedJob>(response.jobs().begin(),
+                                    response.jobs().end());
+}
+
+void WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
+  for (const v1::LeasedJob& leased : jobs) {
+    ++counters_.leased;
+    auto job = std::make_shared<RunningJob>(
+        internal::FromLeasedJob(leased), leased.lease_token(),
+        HeartbeatInterval(leased, options_.heartbeat_interval));
+    // Stop() began while the reply was on its way. (No free slot cannot
+    // happen, as max_jobs was the free count; it is handled the same way.)
+    if (stopping_ || free_slots_ == 0) {
+      GiveBack(*job, stopping_ ? "worker stopping: job not started"
+                               : "worker: no free slot for the job");
+      continue;
+    }
+    --free_slots_;
+    ready_.push_back(std::move(job));
+    job_ready_.notify_one();
+  }
+}
+
+void WorkerImpl::SlotLoop() {
+  while (std::shared_ptr<RunningJob> job = NextJob()) RunJob(job);
+}
+
+std::shared_ptr<RunningJob> WorkerImpl::NextJob() {
+  std::unique_lock<std::mutex> lock(mu_);
+  job_ready_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
+  if (stopping_) return nullptr;  // Stop() gives back what is still ready
+  std::shared_ptr<RunningJob> job = std::move(ready_.front());
+  ready_.pop_front();
+  running_.insert(job);
+  return job;
+}
+
+void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
+  heartbeater_->Add(job);
+  Clock::time_point start = Clock::now();
+  Outcome outcome = CallHandler(job->context);
+  std::chrono::nanoseconds runtime = Clock::now() - start;
+  heartbeater_->Remove(job.get());
+  if (job->Settle()) {
+    Reporter::Kind kind = outcome.kind() == Outcome::Kind::kSuccess
+                              ? Reporter::Kind::kSuccess
+                          : outcome.kind() == Outcome::Kind::kRetry
+                              ? Reporter::Kind::kRetry
+                              : Reporter::Kind::kFail;
+    reporter_->Report(*job, kind, outcome.error(), runtime);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.erase(job);
+    ++free_slots_;
+  }
+  slot_freed_.notify_one();
+  job_done_.notify_all();
+}
+
+Outcome WorkerImpl::CallHandler(JobContext& context) {
+  // The handler is the user's code: its exceptions stop here.
+  try {
+    return handler_(context);
+  } catch (const std::exception& e) {
+    return Outcome::Retry(std::string("handler threw: ") + e.what());
+  } catch (...) {
+    return Outcome::Retry("handler threw a non-std exception");
+  }
+}
+
+void WorkerImpl::GiveBack(RunningJob& job, const std::string& why) {
+  if (!job.Settle()) return;
+  ++counters_.given_back;
+  job.context.Cancel();
+  reporter_->Report(job, Reporter::Kind::kGiveBack, why, {});
+}
+
+// The order matters: no new leases, then no new handlers, then the running
+// ones finish (or are given back), and only then the reports go out.
+void WorkerImpl::DoStop() {
+  std::deque<std::shared_ptr<RunningJob>> unstarted;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    if (lease_call_ != nullptr) lease_call_->TryCancel();
+    for (const auto& job : running_) job->context.NotifyStopping();
+    unstarted.swap(ready_);
+    free_slots_ += static_cast<uint32_t>(unstarted.size());
+  }
+  slot_freed_.notify_all();
+  job_ready_.notify_all();
+  if (lease_thread_.joinable()) lease_thread_.join();
+  for (const auto& job : unstarted) {
+    GiveBack(*job, "worker stopping: job not started");
+  }
+  WaitForHandlers();
+  for (std::thread& slot : slot_threads_) slot.join();
+  heartbeater_.reset();
+  reporter_.reset();  // sends what is queued
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+  stopped_cv_.notify_all();
+}
+
+void WorkerImpl::WaitForHandlers() {
+  std::unique_lock<std::mutex> lock(mu_);
+  Clock::time_point give_up = Clock::now() + options_.stop_timeout;
+  if (job_done_.wait_until(lock, give_up, [this] { return running_.empty(); })) {
+    return;
+  }
+  for (const auto& job : running_) {
+    heartbeater_->Remove(job.get());
+    GiveBack(*job, "worker stopped: handler still running after " +
+                       std::to_string(options_.stop_timeout.count()) + " ms");
+  }
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Worker>> Worker::Create(const std::string& address,
+                                                 WorkerOptions options) {
+  Status valid = Validate(options);
+  if (!valid.ok()) return valid;
+  return Create(internal::MakeChannel(address, options.retry),
+                std::move(options));
+}
+
+StatusOr<std::unique_ptr<Worker>> Worker::Create(
+    std::shared_ptr<grpc::Channel> channel, WorkerOptions options) {
+  Status valid = Validate(options);
+  if (!valid.ok()) return valid;
+  if (channel == nullptr) return Status(Code::kInvalidArgument, "channel: null");
+  if (options.worker_id.empty()) options.worker_id = DefaultWorkerId();
+  return std::unique_ptr<Worker>(
+      new WorkerImpl(std::move(channel), std::move(options)));
+}
+
+}  // namespace fairq::client

@@ -1,0 +1,55 @@
+// What the worker's threads share: one RunningJob per leased job, the
+// counters behind WorkerStats, and the error callback.
+//
+// RunningJob is shared by its slot thread, the heartbeat thread and Stop();
+// its mutable state is atomic. Counters are atomic.
+#ifndef FAIRQ_CLIENT_SDK_WORKER_INTERNAL_H_
+#define FAIRQ_CLIENT_SDK_WORKER_INTERNAL_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <utility>
+
+#include "fairq/client/job_context.h"
+#include "fairq/client/worker.h"
+
+namespace fairq::client::internal {
+
+struct RunningJob {
+  RunningJob(LeasedJobInfo info, uint64_t lease_token,
+             std::chrono::milliseconds beat_every)
+      : context(std::move(info)),
+        token(lease_token),
+        heartbeat_interval(beat_every) {}
+
+  // True for the first caller only. The lease is settled once: by the slot
+  // reporting the handler's outcome, by a heartbeat finding the lease gone,
+  // or by Stop() giving the job back; whoever comes later leaves it alone.
+  bool Settle() { return !settled.exchange(true); }
+
+  JobContext context;
+  const uint64_t token;
+  const std::chrono::milliseconds heartbeat_interval;
+  std::atomic<bool> settled{false};
+};
+
+struct Counters {
+  std::atomic<uint64_t> leased{0}, succeeded{0}, retried{0}, failed{0},
+      given_back{0}, lost_leases{0}, heartbeats{0}, report_errors{0};
+
+  WorkerStats Snapshot() const {
+    return WorkerStats{leased.load(),      succeeded.load(),
+                       retried.load(),     failed.load(),
+                       given_back.load(),  lost_leases.load(),
+                       heartbeats.load(),  report_errors.load()};
+  }
+};
+
+inline void ReportError(const WorkerOptions& options, const Status& status) {
+  if (options.on_error) options.on_error(status);
+}
+
+}  // namespace fairq::client::internal
+
+#endif  // FAIRQ_CLIENT_SDK_WORKER_INTERNAL_H_

@@ -1,0 +1,312 @@
+// Worker against a real fairqd: outcomes map to Complete / Fail, heartbeats
+// keep a long job's lease, the yield flag reaches the handler, and Stop()
+// lets handlers finish, leaves unleased work alone and gives back what
+// overruns stop_timeout.
+//
+// Each test starts its own fairqd. Handlers tell the test what they saw
+// through promises; every wait is bounded.
+#include "fairq/client/worker.h"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "fairq/client/producer.h"
+#include "fairq/v1/fairq.grpc.pb.h"
+#include "tests/integration/fairqd_process.h"
+
+namespace fairq::client {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kBound = seconds(10);
+
+template <typename T>
+bool Arrives(std::future<T>& future, std::chrono::seconds within = kBound) {
+  return future.wait_for(within) == std::future_status::ready;
+}
+
+class WorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(daemon_.Start()) << daemon_.error();
+    auto producer = Producer::Create(daemon_.Channel());
+    ASSERT_TRUE(producer.ok());
+    producer_ = std::move(*producer);
+  }
+
+  uint64_t MustEnqueue(JobSpec spec) {
+    StatusOr<EnqueueResult> result = producer_->Enqueue(spec);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? result->job_id : 0;
+  }
+
+  // A job whose retries wait a minute, so a failed attempt stays SCHEDULED
+  // while the test looks.
+  static JobSpec Job(const std::string& tenant, const std::string& payload) {
+    JobSpec spec;
+    spec.tenant = tenant;
+    spec.payload = payload;
+    spec.retry_initial_backoff = seconds(60);
+    spec.retry_max_backoff = seconds(60);
+    return spec;
+  }
+
+  std::unique_ptr<Worker> MakeWorker(WorkerOptions options) {
+    options.on_error = [this](const Status& error) {
+      std::lock_guard<std::mutex> lock(mu_);
+      errors_ += error.ToString() + "\n";
+    };
+    auto worker = Worker::Create(daemon_.Channel(), std::move(options));
+    EXPECT_TRUE(worker.ok()) << worker.status().ToString();
+    return worker.ok() ? std::move(*worker) : nullptr;
+  }
+
+  // NOT_FOUND (the job succeeded and was removed) reads as SUCCEEDED.
+  v1::Job Lookup(uint64_t id) {
+    v1::GetJobRequest request;
+    request.set_job_id(id);
+    v1::Job job;
+    grpc::ClientContext context;
+    context.set_deadline(testing::Deadline());
+    grpc::Status status = daemon_.Producer()->GetJob(&context, request, &job);
+    if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
+      job.set_state(v1::JOB_STATE_SUCCEEDED);
+    }
+    return job;
+  }
+
+  std::string errors() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return errors_;
+  }
+
+  testing::FairqdProcess daemon_;
+  std::unique_ptr<Producer> producer_;
+  std::mutex mu_;
+  std::string errors_;  // from on_error
+};
+
+TEST_F(WorkerTest, OutcomesMapToCompleteAndFail) {
+  uint64_t ok = MustEnqueue(Job("t", "ok"));
+  uint64_t retry = MustEnqueue(Job("t", "retry"));
+  uint64_t fail = MustEnqueue(Job("t", "fail"));
+  uint64_t thrown = MustEnqueue(Job("t", "throw"));
+  std::atomic<int> handled{0};
+  std::promise<void> all_handled;
+  WorkerOptions options;
+  options.slots = 2;
+  auto worker = MakeWorker(options);
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker->Start([&](JobContext& job) {
+                     if (++handled == 4) all_handled.set_value();
+                     if (job.payload() == "retry") return Outcome::Retry("busy");
+                     if (job.payload() == "fail") return Outcome::Fail("bad input");
+                     if (job.payload() == "throw") throw std::runtime_error("oops");
+                     return Outcome::Success();
+                   })
+                  .ok());
+  std::future<void> done = all_handled.get_future();
+  ASSERT_TRUE(Arrives(done));
+  worker->Stop();  // returns once the reports are acknowledged
+
+  EXPECT_EQ(Lookup(ok).state(), v1::JOB_STATE_SUCCEEDED);
+  v1::Job retried = Lookup(retry);
+  EXPECT_EQ(retried.state(), v1::JOB_STATE_SCHEDULED);
+  EXPECT_EQ(retried.last_error(), "busy");
+  EXPECT_EQ(retried.attempts(), 1u);
+  v1::Job dead = Lookup(fail);
+  EXPECT_EQ(dead.state(), v1::JOB_STATE_DEAD);
+  EXPECT_EQ(dead.last_error(), "bad input");
+  v1::Job threw = Lookup(thrown);
+  EXPECT_EQ(threw.state(), v1::JOB_STATE_SCHEDULED);
+  EXPECT_EQ(threw.last_error(), "handler threw: oops");
+  WorkerStats stats = worker->stats();
+  EXPECT_EQ(stats.succeeded, 1u);
+  EXPECT_EQ(stats.retried, 2u);
+  EXPECT_EQ(stats.failed, 1u);
+  EXPECT_EQ(stats.report_errors, 0u);
+  EXPECT_EQ(errors(), "");
+}
+
+// Lease 1 s, handler 2.5 s: without heartbeats the lease would lapse and the
+// job run twice.
+TEST_F(WorkerTest, HeartbeatsKeepALongJobsLease) {
+  JobSpec spec = Job("t", "long");
+  spec.lease_duration = seconds(1);
+  uint64_t id = MustEnqueue(spec);
+  std::atomic<int> runs{0};
+  std::promise<std::pair<uint32_t, bool>> finished;  // attempts, interrupted
+  auto worker = MakeWorker(WorkerOptions{});
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker->Start([&](JobContext& job) {
+                     bool interrupted = job.WaitFor(milliseconds(2500));
+                     if (++runs == 1) finished.set_value({job.attempts(), interrupted});
+                     return Outcome::Success();
+                   })
+                  .ok());
+  auto result = finished.get_future();
+  ASSERT_TRUE(Arrives(result));
+  auto [attempts, interrupted] = result.get();
+  worker->Stop();
+
+  EXPECT_EQ(attempts, 1u);
+  EXPECT_FALSE(interrupted);  // no yield, no lost lease
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_EQ(Lookup(id).state(), v1::JOB_STATE_SUCCEEDED);
+  WorkerStats stats = worker->stats();
+  EXPECT_EQ(stats.succeeded, 1u);
+  EXPECT_EQ(stats.lost_leases, 0u);
+  EXPECT_GE(stats.heartbeats, 5u);  // every ~333 ms for 2.5 s
+  EXPECT_EQ(errors(), "");
+}
+
+// One slot, two tenants: whichever runs holds the whole pool while the
+// other waits, so it is above its half share and heartbeats say yield.
+TEST_F(WorkerTest, YieldFlagReachesTheHandler) {
+  for (const char* tenant : {"a", "b"}) {
+    JobSpec spec = Job(tenant, "x");
+    spec.lease_duration = seconds(1);
+    MustEnqueue(spec);
+  }
+  std::promise<bool> first;  // the first handler's view of ShouldYield()
+  std::atomic<bool> reported{false};
+  auto worker = MakeWorker(WorkerOptions{});
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker->Start([&](JobContext& job) {
+                     if (reported.exchange(true)) return Outcome::Success();
+                     job.WaitFor(kBound);
+                     first.set_value(job.ShouldYield());
+                     return Outcome::Retry("yielded");
+                   })
+                  .ok());
+  auto yielded = first.get_future();
+  ASSERT_TRUE(Arrives(yielded, kBound + seconds(5)));
+  EXPECT_TRUE(yielded.get());
+  worker->Stop();
+}
+
+TEST_F(WorkerTest, StopLetsTheRunningHandlerFinishAndLeasesNoMore) {
+  uint64_t ids[3];
+  for (uint64_t& id : ids) id = MustEnqueue(Job("t", "x"));
+  std::promise<void> started;
+  std::promise<bool> saw_stopping;
+  WorkerOptions options;
+  options.slots = 1;
+  auto worker = MakeWorker(options);
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker->Start([&](JobContext& job) {
+                     started.set_value();
+                     saw_stopping.set_value(job.WaitFor(seconds(20)) &&
+                                            job.Stopping());
+                     return Outcome::Success();
+                   })
+                  .ok());
+  std::future<void> running = started.get_future();
+  ASSERT_TRUE(Arrives(running));
+  Clock::time_point stop = Clock::now();
+  worker->Stop();
+  EXPECT_LT(Clock::now() - stop, seconds(10));
+  std::future<bool> stopping = saw_stopping.get_future();
+  ASSERT_TRUE(Arrives(stopping));
+  EXPECT_TRUE(stopping.get());
+
+  int succeeded = 0, untouched = 0;
+  for (uint64_t id : ids) {
+    v1::Job job = Lookup(id);
+    if (job.state() == v1::JOB_STATE_SUCCEEDED) ++succeeded;
+    if (job.state() == v1::JOB_STATE_READY && job.attempts() == 0) ++untouched;
+  }
+  EXPECT_EQ(succeeded, 1);
+  EXPECT_EQ(untouched, 2);
+  EXPECT_EQ(worker->stats().leased, 1u);
+  EXPECT_EQ(worker->stats().given_back, 0u);
+}
+
+TEST_F(WorkerTest, StopGivesBackAHandlerThatOverrunsStopTimeout) {
+  uint64_t id = MustEnqueue(Job("t", "stubborn"));
+  std::promise<void> started;
+  std::promise<bool> saw_cancel;
+  WorkerOptions options;
+  options.stop_timeout = milliseconds(200);
+  auto worker = MakeWorker(options);
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker->Start([&](JobContext& job) {
+                     started.set_value();
+                     saw_cancel.set_value(job.WaitForCancel(seconds(20)));
+                     return Outcome::Success();  // too late: discarded
+                   })
+                  .ok());
+  std::future<void> running = started.get_future();
+  ASSERT_TRUE(Arrives(running));
+  worker->Stop();
+  std::future<bool> cancelled = saw_cancel.get_future();
+  ASSERT_TRUE(Arrives(cancelled));
+  EXPECT_TRUE(cancelled.get());
+
+  v1::Job job = Lookup(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SCHEDULED);  // retryable, attempt used
+  EXPECT_EQ(job.attempts(), 1u);
+  EXPECT_NE(job.last_error().find("stop"), std::string::npos)
+      << job.last_error();
+  EXPECT_EQ(worker->stats().given_back, 1u);
+  EXPECT_EQ(worker->stats().succeeded, 0u);
+}
+
+// The idle worker's long poll is cancelled: Stop() does not wait it out.
+TEST_F(WorkerTest, StopCancelsTheLongPoll) {
+  WorkerOptions options;
+  options.lease_wait = seconds(25);
+  auto worker = MakeWorker(options);
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker->Start([](JobContext&) { return Outcome::Success(); }).ok());
+  Clock::time_point stop = Clock::now();
+  worker->Stop();
+  EXPECT_LT(Clock::now() - stop, seconds(5));
+  EXPECT_EQ(worker->stats().leased, 0u);
+  EXPECT_EQ(errors(), "");  // the cancelled poll is not an error
+}
+
+TEST_F(WorkerTest, RunReturnsAfterStop) {
+  auto worker = MakeWorker(WorkerOptions{});
+  ASSERT_NE(worker, nullptr);
+  std::promise<void> handled;
+  MustEnqueue(Job("t", "x"));
+  auto run = std::async(std::launch::async, [&] {
+    return worker->Run([&](JobContext&) {
+      handled.set_value();
+      return Outcome::Success();
+    });
+  });
+  std::future<void> done = handled.get_future();
+  ASSERT_TRUE(Arrives(done));
+  EXPECT_EQ(worker->Start([](JobContext&) { return Outcome::Success(); })
+                .code(),
+            Code::kFailedPrecondition);
+  worker->Stop();
+  ASSERT_EQ(run.wait_for(kBound), std::future_status::ready);
+  EXPECT_TRUE(run.get().ok());
+}
+
+TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
+  WorkerOptions options;
+  options.slots = 0;
+  auto worker = Worker::Create("127.0.0.1:1", options);
+  ASSERT_FALSE(worker.ok());
+  EXPECT_EQ(worker.status().code(), Code::kInvalidArgument);
+  options.slots = 1;
+  options.lease_wait = seconds(31);
+  EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
+}
+
+}  // namespace
+}  // namespace fairq::client
