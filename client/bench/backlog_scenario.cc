@@ -1,0 +1,174 @@
+// `fairq-bench backlog`: does the cycle rate depend on how much is queued?
+// For each of --levels (default 1k, then 2M), the backlog is filled up to
+// that level (EnqueueBatch of 1,000) and then held there while it is
+// measured: drain workers (as in `cycle`) lease and complete, and after
+// every Complete the same worker enqueues as many new jobs as it just
+// completed (one EnqueueBatch). So each measured cycle is enqueue + lease +
+// complete, and the queue stays within one lease of the level. The figure
+// is completions per second over --duration, after --warmup. Levels are
+// filled in order, each topping up the previous one.
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "bench/bench_context.h"
+#include "bench/drain_workers.h"
+#include "bench/job_ops.h"
+#include "bench/report.h"
+#include "bench/scenario.h"
+
+namespace fairq::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class BacklogScenario final : public Scenario {
+ public:
+  CLI::App* Register(CLI::App& app) override {
+    CLI::App* sub = app.add_subcommand(
+        "backlog", "cycle rate with a small and a large backlog held level");
+    sub->add_option("--levels", levels_, "backlog levels, in jobs, ascending")
+        ->delimiter(',')
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100'000'000));
+    sub->add_option("--tenants", tenants_, "tenants the backlog is spread over")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100'000));
+    sub->add_option("--workers", workers_, "worker threads")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 256));
+    sub->add_option("--slots", slots_, "worker slots in total")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100'000));
+    sub->add_option("--warmup", warmup_, "seconds before measuring")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 600.0));
+    sub->add_option("--duration", duration_, "seconds measured per level")
+        ->capture_default_str()
+        ->check(CLI::Range(0.01, 600.0));
+    sub->add_option("--fill-producers", fill_producers_,
+                    "threads filling the backlog")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
+    sub->add_option("--fill-timeout", fill_timeout_, "most seconds per fill")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    bench_.AddFlags(sub);
+    return sub;
+  }
+
+  int Run(std::ostream& out, std::ostream& err) override {
+    if (Status up = bench_.Connect(); !up.ok()) return Fail("backlog", up, err);
+    std::sort(levels_.begin(), levels_.end());
+    tenants_list_ = TenantNames(bench_, "b", tenants_);
+    Report report("backlog");
+    bench_.Describe(report);
+    report.Fact("tenants", static_cast<int64_t>(tenants_));
+    report.Fact("workers", static_cast<int64_t>(workers_));
+    report.Fact("slots", static_cast<int64_t>(slots_));
+    report.Fact("method",
+                "level held: each Complete is followed by an "
+                "EnqueueBatch of as many jobs");
+    uint64_t queued = 0;
+    double first_rate = 0;
+    for (uint64_t level : levels_) {
+      auto fill_start = Clock::now();
+      Status filled = FillBacklog(bench_, tenants_list_, level - queued,
+                                  fill_producers_, fill_timeout_, next_tag_);
+      if (!filled.ok()) return Fail("backlog", filled, err);
+      next_tag_ += level - queued;
+      queued = level;
+      Row row = {{"level", static_cast<int64_t>(level)},
+                 {"fill_s", SecondsSince(fill_start)}};
+      Status measured = Measure(row, first_rate);
+      if (!measured.ok()) return Fail("backlog", measured, err);
+      report.AddRow(std::move(row));
+    }
+    report.Print(out, bench_.json());
+    bench_.Cleanup(tenants_list_, err);
+    return kExitOk;
+  }
+
+ private:
+  // Runs the workers for warmup + duration and adds the rate to `row`.
+  Status Measure(Row& row, double& first_rate) {
+    DrainOptions options;
+    options.workers = workers_;
+    options.slots_per_worker =
+        static_cast<uint32_t>(std::max<size_t>(1, slots_ / workers_));
+    options.max_seconds = warmup_ + duration_ + 2 * bench_.rpc_timeout();
+    std::atomic<uint64_t> refill_tag{next_tag_};
+    options.after_complete = [&](size_t w, size_t completed) {
+      return Refill(w, completed, refill_tag);
+    };
+    DrainWorkers drain(bench_, options);
+    Status status;
+    std::thread runner([&] { status = drain.Run(); });
+    std::this_thread::sleep_for(std::chrono::duration<double>(warmup_));
+    uint64_t before = drain.completed();
+    auto start = Clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double>(duration_));
+    uint64_t measured = drain.completed() - before;
+    double seconds = SecondsSince(start);
+    drain.Stop();
+    runner.join();
+    next_tag_ = refill_tag.load();
+    if (!status.ok()) return status;
+    double rate = static_cast<double>(measured) / seconds;
+    if (first_rate == 0) first_rate = rate;
+    row.emplace_back("cycles", static_cast<int64_t>(measured));
+    row.emplace_back("seconds", seconds);
+    row.emplace_back("cycles_per_s", rate);
+    row.emplace_back("vs_first", rate / first_rate);
+    row.emplace_back("lease_ms_p50", drain.lease_ms().p50);
+    row.emplace_back("lease_ms_p99", drain.lease_ms().p99);
+    return Status::Ok();
+  }
+
+  // Enqueues `completed` new jobs, round robin over the tenants.
+  Status Refill(size_t w, size_t completed, std::atomic<uint64_t>& tag) {
+    if (completed == 0) return Status::Ok();
+    // A stub is a thin handle on the shared channel; making one per call
+    // costs far less than the call.
+    std::unique_ptr<v1::Producer::Stub> stub = bench_.Producer(w);
+    v1::EnqueueBatchRequest request;
+    uint64_t first = tag.fetch_add(completed);
+    for (uint64_t i = first; i < first + completed; ++i) {
+      *request.add_jobs() =
+          MakeJob(bench_, tenants_list_[i % tenants_list_.size()], i);
+    }
+    grpc::ClientContext context;
+    bench_.SetDeadline(context);
+    v1::EnqueueBatchResponse response;
+    grpc::Status status = stub->EnqueueBatch(&context, request, &response);
+    if (!status.ok()) return FromGrpc(status, "EnqueueBatch");
+    for (const v1::EnqueueResult& result : response.results()) {
+      if (result.code() != 0) {
+        return Status(static_cast<StatusCode>(result.code()),
+                      "EnqueueBatch: " + result.message());
+      }
+    }
+    return Status::Ok();
+  }
+
+  BenchContext bench_;
+  std::vector<uint64_t> levels_{1000, 2'000'000};
+  size_t tenants_ = 100;
+  size_t workers_ = 4;
+  size_t slots_ = 400;
+  double warmup_ = 1;
+  double duration_ = 5;
+  size_t fill_producers_ = 4;
+  double fill_timeout_ = 900;
+
+  std::vector<std::string> tenants_list_;
+  uint64_t next_tag_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Scenario> MakeBacklogScenario() {
+  return std::make_unique<BacklogScenario>();
+}
+
+}  // namespace fairq::bench

@@ -1,0 +1,81 @@
+#include "bench/completer.h"
+
+#include "bench/job_ops.h"
+#include "google/protobuf/util/time_util.h"
+
+namespace fairq::bench {
+
+Completer::Completer(const BenchContext& bench, size_t channel)
+    : bench_(bench),
+      stub_(bench.Worker(channel)),
+      thread_([this] { Loop(); }) {}
+
+Completer::~Completer() { (void)Close(); }
+
+void Completer::Add(uint64_t job_id, uint64_t token,
+                    std::chrono::nanoseconds runtime) {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::Completion* completion = pending_.add_completions();
+  completion->set_job_id(job_id);
+  completion->set_lease_token(token);
+  *completion->mutable_runtime() =
+      google::protobuf::util::TimeUtil::NanosecondsToDuration(runtime.count());
+  queued_.notify_one();
+}
+
+Status Completer::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+    queued_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  return first_error_;
+}
+
+uint64_t Completer::completed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return completed_;
+}
+
+// Ends once closing and nothing is queued; every pass sends at least one
+// completion, so it ends after the last Add().
+void Completer::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    queued_.wait(
+        lock, [this] { return closing_ || pending_.completions_size() > 0; });
+    if (pending_.completions_size() == 0) return;  // closing, all sent
+    v1::CompleteRequest request;
+    if (pending_.completions_size() <= static_cast<int>(kFillBatch)) {
+      request.Swap(&pending_);
+    } else {
+      auto* all = pending_.mutable_completions();
+      for (int i = 0; i < static_cast<int>(kFillBatch); ++i) {
+        request.add_completions()->Swap(all->Mutable(i));
+      }
+      all->DeleteSubrange(0, static_cast<int>(kFillBatch));
+    }
+    lock.unlock();
+    Send(request);
+    lock.lock();
+  }
+}
+
+void Completer::Send(const v1::CompleteRequest& request) {
+  grpc::ClientContext context;
+  bench_.SetDeadline(context);
+  v1::AckResponse response;
+  grpc::Status status = stub_->Complete(&context, request, &response);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!status.ok()) {
+    if (first_error_.ok()) first_error_ = FromGrpc(status, "Complete");
+    return;
+  }
+  for (const v1::AckResult& result : response.results()) {
+    if (result.code() == 0) ++completed_;
+  }
+}
+
+}  // namespace fairq::bench

@@ -1,0 +1,55 @@
+// Completer: one thread that reports finished jobs for the worker loops, so
+// a worker slot is free again as soon as its work is done, as the SDK's
+// Reporter does. Completions queue up while a Complete call is in flight
+// and go together in the next one (at most 1,000 per call).
+//
+// Thread-safe: any worker thread may Add(). Close() (or the destructor)
+// sends what is queued and joins the thread.
+#ifndef FAIRQ_CLIENT_BENCH_COMPLETER_H_
+#define FAIRQ_CLIENT_BENCH_COMPLETER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "bench/bench_context.h"
+
+namespace fairq::bench {
+
+class Completer {
+ public:
+  // `bench` must outlive this; calls go over channel `channel`.
+  Completer(const BenchContext& bench, size_t channel);
+  ~Completer();
+
+  void Add(uint64_t job_id, uint64_t token, std::chrono::nanoseconds runtime);
+  // Sends everything queued, then stops. Returns the first failed call's
+  // status (the calls after it were still made).
+  Status Close();
+  // Completions the broker accepted so far.
+  uint64_t completed() const;
+
+ private:
+  void Loop();
+  void Send(const v1::CompleteRequest& request);
+
+  const BenchContext& bench_;
+  std::unique_ptr<v1::Worker::Stub> stub_;
+
+  mutable std::mutex mu_;
+  std::condition_variable queued_;
+  v1::CompleteRequest pending_;  // guarded by mu_
+  bool closing_ = false;         // guarded by mu_
+  Status first_error_;           // guarded by mu_
+  uint64_t completed_ = 0;       // guarded by mu_
+  std::thread thread_;           // last: starts once the members above exist
+};
+
+}  // namespace fairq::bench
+
+#endif  // FAIRQ_CLIENT_BENCH_COMPLETER_H_
