@@ -67,6 +67,9 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, which lets a second fairqd bind the
+  // same port and silently take half the clients: refuse that instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
                            &port_);
   // Payloads up to the configured limit, in batches of up to max_batch.

@@ -31,7 +31,8 @@ std::chrono::system_clock::time_point Deadline(double seconds) {
          std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
-FairqdProcess::FairqdProcess(std::string config_yaml) : dir_(MakeTempDir()) {
+FairqdProcess::FairqdProcess(std::string config_yaml, std::string listen)
+    : listen_(std::move(listen)), dir_(MakeTempDir()) {
   data_dir_ = dir_ + "/data";
   config_path_ = dir_ + "/fairqd.yaml";
   log_path_ = dir_ + "/fairqd.log";
@@ -40,7 +41,7 @@ FairqdProcess::FairqdProcess(std::string config_yaml) : dir_(MakeTempDir()) {
 
 void FairqdProcess::WriteConfig(const std::string& config_yaml) {
   std::ofstream config(config_path_, std::ios::trunc);
-  config << "listen: 127.0.0.1:0\n"
+  config << "listen: " << listen_ << "\n"
          << "metrics_listen: \"\"\n"
          << "data_dir: " << data_dir_ << "\n"
          << config_yaml << "\n";

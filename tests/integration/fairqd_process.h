@@ -21,10 +21,11 @@ namespace fairq::testing {
 
 class FairqdProcess {
  public:
-  // `config_yaml` is appended to a base config (listen on 127.0.0.1:0, data
+  // `config_yaml` is appended to a base config (listen on `listen`, data
   // in a fresh temp dir, metrics off); later keys may not repeat base keys:
   // listen, data_dir, metrics_listen.
-  explicit FairqdProcess(std::string config_yaml = "");
+  explicit FairqdProcess(std::string config_yaml = "",
+                         std::string listen = "127.0.0.1:0");
   ~FairqdProcess();  // SIGKILL if still running; removes the temp dir
 
   // Starts fairqd and waits (at most 30 s) for it to report its port.
@@ -53,6 +54,7 @@ class FairqdProcess {
   int WaitForExit();
   void WriteConfig(const std::string& config_yaml);
 
+  std::string listen_;
   std::string dir_;       // temp root: config, log, data
   std::string data_dir_;
   std::string config_path_;
