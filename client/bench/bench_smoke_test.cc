@@ -3,42 +3,29 @@
 // and with --json print exactly one line that parses as JSON and names the
 // scenario. Speed is not checked.
 #include <gtest/gtest.h>
-#include <stdio.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <sstream>
 #include <string>
 
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "tests/integration/fairqd_process.h"
+#include "tests/integration/run_command.h"
 
 namespace fairq::bench {
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout, then stderr
-};
+using Result = testing::CommandResult;  // output: stdout, then stderr
 
 class BenchSmokeTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(fairqd_.Start()) << fairqd_.error(); }
 
   Result Run(const std::string& args) {
-    std::string command =
-        std::string(FAIRQ_BENCH_PATH) + " " + args +
-        " --server 127.0.0.1:" + std::to_string(fairqd_.port()) + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string output;
-    std::array<char, 4096> buffer;
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
-      output.append(buffer.data(), n);
-    }
-    int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+    return testing::RunCommand(std::string(FAIRQ_BENCH_PATH) + " " + args +
+                               " --server 127.0.0.1:" +
+                               std::to_string(fairqd_.port()) + " 2>&1");
   }
 
   // The table names the scenario in its first line.

@@ -1,38 +1,25 @@
 // fairqctl's gRPC subcommands against a real fairqd, run as a user would:
 // the binary, its output and its exit code.
 #include <gtest/gtest.h>
-#include <stdio.h>
-#include <sys/wait.h>
-
-#include <array>
 #include <string>
 
 #include "tests/integration/fairqd_process.h"
+#include "tests/integration/run_command.h"
 
 namespace fairq::ctl {
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
+using Result = testing::CommandResult;  // output: stdout and stderr
 
 class FairqctlTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(fairqd_.Start()) << fairqd_.error(); }
 
   Result Run(const std::string& args) {
-    std::string command = std::string(FAIRQCTL_PATH) + " " + args +
-                          " --server 127.0.0.1:" + std::to_string(fairqd_.port()) +
-                          " --timeout 10 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string output;
-    std::array<char, 4096> buffer;
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
-      output.append(buffer.data(), n);
-    }
-    int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+    return testing::RunCommand(std::string(FAIRQCTL_PATH) + " " + args +
+                               " --server 127.0.0.1:" +
+                               std::to_string(fairqd_.port()) +
+                               " --timeout 10 2>&1");
   }
 
   testing::FairqdProcess fairqd_;
@@ -118,19 +105,12 @@ TEST_F(FairqctlTest, ErrorsAreInPlainWordsWithNonZeroExit) {
 }
 
 TEST(FairqctlNoServerTest, UnreachableServerIsUnavailable) {
-  std::string command = std::string(FAIRQCTL_PATH) +
-                        " stats --server 127.0.0.1:1 --timeout 2 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer;
-  std::string output;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
-    output.append(buffer.data(), n);
-  }
-  int status = pclose(pipe);
-  EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_TRUE(output.find("UNAVAILABLE") != std::string::npos ||
-              output.find("DEADLINE_EXCEEDED") != std::string::npos)
-      << output;
+  Result result = testing::RunCommand(
+      std::string(FAIRQCTL_PATH) + " stats --server 127.0.0.1:1 --timeout 2 2>&1");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(result.output.find("UNAVAILABLE") != std::string::npos ||
+              result.output.find("DEADLINE_EXCEEDED") != std::string::npos)
+      << result.output;
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 // Runs the built fairqctl binary the way an operator would and checks its
 // output and exit codes.
 #include <gtest/gtest.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "tests/integration/run_command.h"
 
 namespace {
 
@@ -34,16 +34,10 @@ class SimulateCommandTest : public ::testing::Test {
     std::string err_path = (dir_ / "stderr.txt").string();
     std::string command =
         "'" FAIRQCTL_PATH "' " + args + " 2>'" + err_path + "'";
+    fairq::testing::CommandResult run = fairq::testing::RunCommand(command);
     Outcome outcome;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return outcome;
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-      outcome.out.append(buffer, n);
-    }
-    int status = pclose(pipe);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    outcome.out = std::move(run.output);
+    outcome.exit_code = run.exit_code;
     std::ifstream err(err_path);
     std::stringstream text;
     text << err.rdbuf();

@@ -1,0 +1,23 @@
+#include "tests/integration/run_command.h"
+
+#include <stdio.h>
+#include <sys/wait.h>
+
+#include <array>
+
+namespace fairq::testing {
+
+CommandResult RunCommand(const std::string& command_line) {
+  CommandResult result;
+  FILE* pipe = popen(command_line.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
+    result.output.append(buffer.data(), n);
+  }
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+}  // namespace fairq::testing
