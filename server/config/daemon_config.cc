@@ -43,10 +43,6 @@ constexpr std::array<std::pair<LogFormat, std::string_view>, 2> kLogFormats{{
     {LogFormat::kJson, "json"},
 }};
 
-std::string Indexed(const std::string& path, size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
 std::string Quoted(std::string_view text) {
   return "\"" + std::string(text) + "\"";
 }
@@ -162,19 +158,11 @@ StatusOr<DaemonConfig> Loader::Load(const YAML::Node& root) {
 
 Status Loader::ForEachItem(FieldReader& parent, std::string_view key,
                            ReadItem read) {
-  YAML::Node list = parent.Get(key);
-  if (!list.IsDefined() || list.IsNull()) return parent.status();
-  if (!list.IsSequence()) {
-    parent.Fail(key, "expected a list");
-    return parent.status();
-  }
-  size_t index = 0;
-  for (const YAML::Node& item : list) {
-    FAIRQ_RETURN_IF_ERROR(
-        (this->*read)(item, Indexed(parent.FieldPath(key), index)));
-    ++index;
-  }
-  return parent.status();
+  return parent.ForEachItem(
+      key, FieldReader::ListRule::kOptional,
+      [&](const YAML::Node& item, const std::string& path) {
+        return (this->*read)(item, path);
+      });
 }
 
 Status Loader::ReadServer(FieldReader& top) {

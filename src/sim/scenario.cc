@@ -30,10 +30,6 @@ namespace {
 constexpr uint64_t kMaxJobs = 20'000'000;
 constexpr int64_t kMaxWorkers = 1'000'000;
 
-std::string Indexed(const std::string& path, size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
 // Reads the YAML tree into a Scenario; the first problem ends the reading.
 class Loader {
  public:
@@ -94,22 +90,12 @@ StatusOr<Scenario> Loader::Load(const YAML::Node& root) {
 
 Status Loader::ForEachItem(FieldReader& parent, std::string_view key,
                            bool required, ReadItem read) {
-  YAML::Node list = parent.Get(key);
-  if (!list.IsDefined()) {
-    if (required) parent.Fail(key, "missing required field");
-    return parent.status();
-  }
-  if (!list.IsSequence() || list.size() == 0) {
-    parent.Fail(key, "expected a non-empty list");
-    return parent.status();
-  }
-  size_t index = 0;
-  for (const YAML::Node& item : list) {
-    FAIRQ_RETURN_IF_ERROR(
-        (this->*read)(item, Indexed(parent.FieldPath(key), index)));
-    ++index;
-  }
-  return Status::Ok();
+  using Rule = FieldReader::ListRule;
+  return parent.ForEachItem(
+      key, required ? Rule::kRequiredNonEmpty : Rule::kOptionalNonEmpty,
+      [&](const YAML::Node& item, const std::string& path) {
+        return (this->*read)(item, path);
+      });
 }
 
 Status Loader::ReadGlobals(FieldReader& top) {

@@ -211,6 +211,30 @@ void FieldReader::Fail(std::string_view key, std::string_view problem) {
   status_ = ErrorAt(source_, Line(key), FieldPath(key), problem);
 }
 
+Status FieldReader::ForEachItem(std::string_view key, ListRule rule,
+                                const ItemReader& read) {
+  YAML::Node list = Get(key);
+  bool absent = !list.IsDefined() ||
+                (rule == ListRule::kOptional && list.IsNull());
+  if (absent) {
+    if (rule == ListRule::kRequiredNonEmpty) Fail(key, "missing required field");
+    return status();
+  }
+  if (rule == ListRule::kOptional && !list.IsSequence()) {
+    Fail(key, "expected a list");
+  } else if (rule != ListRule::kOptional &&
+             (!list.IsSequence() || list.size() == 0)) {
+    Fail(key, "expected a non-empty list");
+  }
+  if (!ok()) return status();
+  size_t index = 0;
+  for (const YAML::Node& item : list) {
+    FAIRQ_RETURN_IF_ERROR(
+        read(item, FieldPath(key) + "[" + std::to_string(index++) + "]"));
+  }
+  return status();
+}
+
 void FieldReader::Adopt(std::string_view key, const Status& status) {
   if (!status.ok()) Fail(key, ProblemOf(status));
 }

@@ -57,6 +57,19 @@ class FieldReader {
   std::string FieldPath(std::string_view key) const;
   // Line of the field's value (of the mapping when the key is absent).
   int Line(std::string_view key) const;
+
+  // How ForEachItem treats the list under a key.
+  enum class ListRule {
+    kOptional,          // absent, null or empty: no items
+    kOptionalNonEmpty,  // absent: no items; present: at least one
+    kRequiredNonEmpty,  // at least one item
+  };
+  using ItemReader =
+      std::function<Status(const YAML::Node& item, const std::string& path)>;
+  // Calls `read(item, "key[i]")` for each item of the list under `key`; the
+  // first error ends the walk and is returned.
+  Status ForEachItem(std::string_view key, ListRule rule,
+                     const ItemReader& read);
   int line() const { return line_; }
   const std::string& source() const { return source_; }
 
