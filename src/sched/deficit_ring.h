@@ -83,7 +83,8 @@ class DeficitRing {
   // The member whose turn it is and that holds positive credit, granting
   // credit as the cursor moves. When a whole round finds only debt, the
   // rounds it would take for the first member to turn positive are granted
-  // at once, so a decision costs at most two walks of the ring.
+  // at once, so a decision costs about two walks of the ring at most (a
+  // rounding-short skip costs one more walk, never a loop).
   // REQUIRES: !empty().
   template <class Access>
   uint32_t NextWithCredit(Access& access) {

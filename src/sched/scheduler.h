@@ -4,8 +4,10 @@
 //
 // Not thread-safe: exactly one thread owns a Scheduler (the daemon's
 // dispatcher, the simulator, a test). Time is passed in as seconds on any
-// monotonic scale; the scheduler never reads a clock. Every call costs
-// O(active tenants) at worst and never grows with the backlog.
+// monotonic scale; the scheduler never reads a clock. A lease decision
+// costs O(active tenants) at worst and never grows with the backlog;
+// Cancel and Purge are O(that tenant's backlog), SetCapacity and AddPool
+// O(all tenants): admin actions.
 #ifndef FAIRQ_SCHED_SCHEDULER_H_
 #define FAIRQ_SCHED_SCHEDULER_H_
 
