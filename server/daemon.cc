@@ -11,8 +11,9 @@
 namespace fairq::server {
 namespace {
 
-// Turns the writer may hold before the dispatcher waits for it.
-constexpr size_t kMaxPendingTurns = 64;
+// Turns the writer may hold (applied or not, unsynced) before the
+// dispatcher waits for it.
+constexpr size_t kMaxTurnsInFlight = 64;
 
 }  // namespace
 
@@ -49,7 +50,7 @@ Status Daemon::Open(const config::DaemonConfig& config) {
     spdlog::warn("requeued {} job records that had no index entry",
                  (*broker)->orphans_requeued());
   }
-  writer_ = std::make_unique<Writer>(store_.get(), kMaxPendingTurns);
+  writer_ = std::make_unique<Writer>(store_.get(), kMaxTurnsInFlight);
   writer_->Start();
   dispatcher_ = std::make_unique<Dispatcher>(std::move(broker).value(),
                                              writer_.get(), store_.get(),

@@ -116,7 +116,10 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
 void Broker::AnswerWaiter(LeaseWaiters::Waiter waiter, Turn& turn) {
   v1::LeaseResponse* response = waiter.response;
   const store::Store* store = store_;
-  turn.replies.push_back([response, store, done = std::move(waiter.done)](
+  // A lease is not a promise that must survive a power loss: a forgotten
+  // lease is redelivered. So the reply does not wait for the fsync.
+  turn.replies_before_sync.push_back([response, store,
+                                      done = std::move(waiter.done)](
                              const Status& commit) {
     if (!commit.ok() || response->jobs_size() == 0) {
       done(commit);

@@ -43,11 +43,14 @@ class BrokerTest : public ::testing::Test {
     Open();
   }
 
-  // As the writer does: commit, then reply with the commit's status.
+  // As the writer does: apply and reply to what need not wait, sync and
+  // reply to the rest.
   Status Commit(Turn& turn) {
     std::vector<store::WriteBatch> batches;
     batches.push_back(std::move(turn.batch));
-    Status status = store_->Commit(batches);
+    Status status = store_->Apply(batches);
+    for (Reply& reply : turn.replies_before_sync) reply(status);
+    if (status.ok()) status = store_->SyncLog();
     for (Reply& reply : turn.replies) reply(status);
     return status;
   }

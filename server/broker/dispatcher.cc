@@ -61,7 +61,8 @@ void Dispatcher::Loop() {
     for (Command& command : commands) broker_->Handle(command, now, turn);
     broker_->MatchWaiters(now, turn);
     if (!open) broker_->ReleaseWaiters(turn);
-    if (!turn.batch.empty() || !turn.replies.empty()) {
+    if (!turn.batch.empty() || !turn.replies.empty() ||
+        !turn.replies_before_sync.empty()) {
       writer_->Submit(std::move(turn));
     }
   }

@@ -22,7 +22,7 @@ TEST(DispatcherTest, AFullQueueAnswersResourceExhaustedAndEveryCallEnds) {
     ASSERT_TRUE(broker->Restore(1'764'000'000'000, restore).ok());
     // A writer that is not started and holds one turn: the dispatcher
     // blocks handing it a second, so the one-slot queue behind it fills.
-    Writer writer(store.get(), /*max_pending_turns=*/1);
+    Writer writer(store.get(), /*max_turns_in_flight=*/1);
     Dispatcher dispatcher(std::move(broker), &writer, store.get(), 1);
     dispatcher.Start();
     v1::JobSpec spec;

@@ -2,16 +2,20 @@
 
 namespace fairq::server {
 
-Writer::Writer(store::Store* store, size_t max_pending_turns)
-    : store_(store), max_pending_(max_pending_turns) {}
+Writer::Writer(store::Store* store, size_t max_turns_in_flight)
+    : store_(store), max_in_flight_(max_turns_in_flight) {}
 
 Writer::~Writer() { Stop(); }
 
-void Writer::Start() { thread_ = std::thread([this] { Loop(); }); }
+void Writer::Start() {
+  apply_thread_ = std::thread([this] { ApplyLoop(); });
+  sync_thread_ = std::thread([this] { SyncLoop(); });
+}
 
 void Writer::Submit(Turn turn) {
   std::unique_lock lock(mu_);
-  changed_.wait(lock, [&] { return pending_.size() < max_pending_; });
+  changed_.wait(lock, [&] { return in_flight_ < max_in_flight_; });
+  ++in_flight_;
   pending_.push_back(std::move(turn));
   changed_.notify_all();
 }
@@ -22,10 +26,16 @@ void Writer::Stop() {
     stopping_ = true;
   }
   changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (apply_thread_.joinable()) apply_thread_.join();
+  {
+    std::lock_guard lock(mu_);
+    apply_done_ = true;
+  }
+  changed_.notify_all();
+  if (sync_thread_.joinable()) sync_thread_.join();
 }
 
-void Writer::Loop() {
+void Writer::ApplyLoop() {
   std::vector<Turn> turns;
   while (true) {
     {
@@ -34,17 +44,60 @@ void Writer::Loop() {
       if (pending_.empty()) return;  // stopping, and nothing left
       turns.swap(pending_);
     }
-    changed_.notify_all();  // Submit may wait for room
-    std::vector<store::WriteBatch> batches;
-    batches.reserve(turns.size());
-    for (Turn& turn : turns) {
-      if (!turn.batch.empty()) batches.push_back(std::move(turn.batch));
-    }
-    Status commit = batches.empty() ? Status::Ok() : store_->Commit(batches);
-    for (Turn& turn : turns) {
-      for (Reply& reply : turn.replies) reply(commit);
-    }
+    std::vector<Applied> applied = ApplyTurns(turns);
     turns.clear();
+    {
+      std::lock_guard lock(mu_);
+      for (Applied& a : applied) applied_.push_back(std::move(a));
+    }
+    changed_.notify_all();
+  }
+}
+
+std::vector<Writer::Applied> Writer::ApplyTurns(std::vector<Turn>& turns) {
+  std::vector<store::WriteBatch> batches;
+  batches.reserve(turns.size());
+  std::vector<Applied> applied;
+  applied.reserve(turns.size());
+  for (Turn& turn : turns) {
+    applied.push_back({Status::Ok(), !turn.batch.empty(), {}});
+    if (!turn.batch.empty()) batches.push_back(std::move(turn.batch));
+  }
+  Status status = batches.empty() ? Status::Ok() : store_->Apply(batches);
+  for (size_t i = 0; i < turns.size(); ++i) {
+    for (Reply& reply : turns[i].replies_before_sync) reply(status);
+    applied[i].status = status;
+    applied[i].replies = std::move(turns[i].replies);
+  }
+  return applied;
+}
+
+void Writer::SyncLoop() {
+  std::vector<Applied> applied;
+  while (true) {
+    {
+      std::unique_lock lock(mu_);
+      changed_.wait(lock, [&] { return !applied_.empty() || apply_done_; });
+      if (applied_.empty()) return;  // the apply thread is gone: nothing left
+      applied.swap(applied_);
+    }
+    // Every earlier group was synced before this one was taken, so only a
+    // group that wrote needs an fsync. A turn that wrote nothing (a read)
+    // still waits for its group's: it must not report state an earlier
+    // turn of the group has not made durable yet.
+    bool wrote = false;
+    for (const Applied& a : applied) wrote = wrote || a.wrote;
+    Status sync = wrote ? store_->SyncLog() : Status::Ok();
+    for (Applied& a : applied) {
+      const Status& status = a.status.ok() ? sync : a.status;
+      for (Reply& reply : a.replies) reply(status);
+    }
+    {
+      std::lock_guard lock(mu_);
+      in_flight_ -= applied.size();
+    }
+    changed_.notify_all();
+    applied.clear();
   }
 }
 

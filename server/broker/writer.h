@@ -1,13 +1,18 @@
 // Writer: the stage between the dispatcher and the disk. It takes each
-// dispatcher turn's WriteBatch with the replies that depend on it, commits
-// every batch that is waiting in one go (one fsync for all of them: group
-// commit), then runs the replies. fsync therefore never runs on the
-// dispatcher, and no client hears "done" before its write is durable.
+// dispatcher turn's WriteBatch with the replies that depend on it, applies
+// every batch that is waiting in one go, and syncs the log once for all of
+// them (group commit). Replies whose loss in a crash costs only a
+// redelivery (granted leases) run as soon as their batch is applied; all
+// others run after the sync. fsync therefore never runs on the dispatcher,
+// no client hears "done" before its write is durable, and a worker's lease
+// does not wait for somebody else's fsync.
 //
-// Threads: Submit is called by the dispatcher thread only; the writer's own
-// thread commits and runs replies. Submit blocks while too many turns wait,
-// which stalls the dispatcher and so fills its command queue: back-pressure
-// reaches the clients as RESOURCE_EXHAUSTED.
+// Threads: Submit is called by the dispatcher thread only. The apply thread
+// writes batches and runs the before-sync replies; the sync thread syncs and
+// runs the rest, so applying the next turns overlaps the current fsync.
+// Submit blocks while too many turns are in flight, which stalls the
+// dispatcher and so fills its command queue: back-pressure reaches the
+// clients as RESOURCE_EXHAUSTED.
 #ifndef FAIRQ_SERVER_BROKER_WRITER_H_
 #define FAIRQ_SERVER_BROKER_WRITER_H_
 
@@ -29,30 +34,49 @@ using Reply = std::function<void(const Status& commit)>;
 struct Turn {
   explicit Turn(store::WriteBatch b) : batch(std::move(b)) {}
   store::WriteBatch batch;
+  // Run once the batch is applied (readable, survives a process crash),
+  // before it is synced. Only for replies a power loss may make the broker
+  // forget without breaking a promise: a lease it forgets is redelivered.
+  std::vector<Reply> replies_before_sync;
+  // Run once the batch is durable.
   std::vector<Reply> replies;
 };
 
 class Writer {
  public:
-  Writer(store::Store* store, size_t max_pending_turns);
+  Writer(store::Store* store, size_t max_turns_in_flight);
   ~Writer();  // stops and joins
 
   void Start();
   // REQUIRES: dispatcher thread.
   void Submit(Turn turn);
-  // Commits what is pending, runs its replies, and joins the thread.
+  // Commits what is pending, runs its replies, and joins both threads.
   void Stop();
 
  private:
-  void Loop();
+  // Replies of applied turns, waiting for the next sync.
+  struct Applied {
+    Status status;  // of the apply
+    bool wrote;     // a turn that wrote nothing needs no fsync of its own
+    std::vector<Reply> replies;
+  };
+
+  void ApplyLoop();
+  void SyncLoop();
+  // Applies `turns` and runs their before-sync replies; returns the rest.
+  std::vector<Applied> ApplyTurns(std::vector<Turn>& turns);
 
   store::Store* const store_;
-  const size_t max_pending_;
+  const size_t max_in_flight_;
   std::mutex mu_;
   std::condition_variable changed_;
-  std::vector<Turn> pending_;
-  bool stopping_ = false;
-  std::thread thread_;
+  std::vector<Turn> pending_;     // submitted, not yet applied
+  std::vector<Applied> applied_;  // applied, not yet synced
+  size_t in_flight_ = 0;          // turns submitted whose replies have not run
+  bool stopping_ = false;         // no more Submit calls
+  bool apply_done_ = false;       // the apply thread has exited
+  std::thread apply_thread_;
+  std::thread sync_thread_;
 };
 
 }  // namespace fairq::server

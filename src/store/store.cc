@@ -340,26 +340,15 @@ Store::~Store() {
 
 WriteBatch Store::NewBatch() const { return WriteBatch(&families_); }
 
-// Every batch but the last is written without sync: RocksDB's sync flushes
-// and fsyncs the whole log, so the last write's sync covers the earlier ones
-// too (one fsync per dispatcher turn). If a write fails, the earlier batches
-// of this call reached the log but perhaps not the disk; the caller replies
-// to none of them, and nothing after the failure is attempted.
-Status Store::Commit(std::vector<WriteBatch>& batches) {
-  if (failed()) {
-    return Unavailable(
-        "store is in the failed state after an earlier write error; "
-        "nothing was written");
-  }
-  std::optional<size_t> last;
+// If a write fails, the earlier batches of this call reached the log but
+// perhaps not the disk; the caller replies to none of them, and nothing after
+// the failure is attempted.
+Status Store::Apply(std::vector<WriteBatch>& batches) {
+  FAIRQ_RETURN_IF_ERROR(CheckNotFailed());
   for (size_t i = 0; i < batches.size(); ++i) {
-    if (!batches[i].empty()) last = i;
-  }
-  for (size_t i = 0; last && i <= *last; ++i) {
     if (batches[i].empty()) continue;
-    rocksdb::WriteOptions write_options;
-    write_options.sync = sync_ && i == *last;
-    const rocksdb::Status s = db_->Write(write_options, batches[i].rep_.get());
+    const rocksdb::Status s =
+        db_->Write(rocksdb::WriteOptions(), batches[i].rep_.get());
     if (!s.ok()) {
       failed_.store(true, std::memory_order_release);
       return FromRocks(s, RocksOp::kWrite,
@@ -368,6 +357,32 @@ Status Store::Commit(std::vector<WriteBatch>& batches) {
     }
   }
   return Status::Ok();
+}
+
+// SyncWAL rather than Write(sync=true): the writes are visible before they
+// are durable, so replies that may be lost in a crash (leases) need not wait
+// for the fsync, while one fsync still covers every write before it.
+Status Store::SyncLog() {
+  FAIRQ_RETURN_IF_ERROR(CheckNotFailed());
+  if (!sync_) return Status::Ok();
+  const rocksdb::Status s = db_->SyncWAL();
+  if (!s.ok()) {
+    failed_.store(true, std::memory_order_release);
+    return FromRocks(s, RocksOp::kWrite, "sync the log");
+  }
+  return Status::Ok();
+}
+
+Status Store::Commit(std::vector<WriteBatch>& batches) {
+  FAIRQ_RETURN_IF_ERROR(Apply(batches));
+  return SyncLog();
+}
+
+Status Store::CheckNotFailed() const {
+  if (!failed()) return Status::Ok();
+  return Unavailable(
+      "store is in the failed state after an earlier write error; "
+      "nothing was written");
 }
 
 StatusOr<std::optional<v1::JobRecord>> Store::GetJob(uint64_t job_id) const {

@@ -95,10 +95,18 @@ class Store {
   // the store.
   WriteBatch NewBatch() const;
 
-  // --- Writer thread only ----------------------------------------------------
-  // Writes the batches in order; with sync, the last write syncs the log, so
-  // one fsync covers them all. UNAVAILABLE, and the lasting failed state, on
-  // any failure (no batch after the failing one is written).
+  // --- Writer threads only ---------------------------------------------------
+  // Writes the batches in order to the log and the memtables, without
+  // syncing: readers see them at once; a process crash keeps them (the log
+  // is in the kernel's page cache), a power loss may not. UNAVAILABLE, and
+  // the lasting failed state, on any failure (no batch after the failing
+  // one is written). One thread calls Apply, so the log keeps its order.
+  Status Apply(std::vector<WriteBatch>& batches);
+  // Makes everything applied before this call durable (one fsync of the
+  // log; a no-op when the store was opened without sync). May run on
+  // another thread concurrently with Apply. Failure: as for Apply.
+  Status SyncLog();
+  // Apply, then SyncLog.
   Status Commit(std::vector<WriteBatch>& batches);
 
   // --- Any thread ------------------------------------------------------------
@@ -134,6 +142,7 @@ class Store {
 
  private:
   Store() = default;
+  Status CheckNotFailed() const;
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // by Family
