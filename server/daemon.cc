@@ -46,10 +46,6 @@ Status Daemon::Open(const config::DaemonConfig& config) {
   FAIRQ_RETURN_IF_ERROR(store_->Commit(batches));
   spdlog::info("restored {} live jobs from {}", (*broker)->live_jobs(),
                config.data_dir);
-  if ((*broker)->orphans_requeued() > 0) {
-    spdlog::warn("requeued {} job records that had no index entry",
-                 (*broker)->orphans_requeued());
-  }
   writer_ = std::make_unique<Writer>(store_.get(), kMaxTurnsInFlight);
   writer_->Start();
   dispatcher_ = std::make_unique<Dispatcher>(std::move(broker).value(),

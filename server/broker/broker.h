@@ -58,8 +58,6 @@ class Broker {
   void ReleaseWaiters(Turn& turn);
 
   size_t live_jobs() const { return jobs_.size(); }
-  // Job records found at startup without an index entry, requeued.
-  size_t orphans_requeued() const { return orphans_requeued_; }
 
  private:
   struct PoolInfo {
@@ -91,9 +89,12 @@ class Broker {
 
   // broker_restore.cc
   Status RestoreTenantsAndPools(Turn& turn);
-  Status RestoreJobs();
-  Status RestoreIndexes(int64_t now_ms, Turn& turn);
-  Status RequeueOrphans(int64_t now_ms, Turn& turn);
+  Status RestoreJobs(int64_t now_ms, Turn& turn);
+  bool RestoreReady(const store::ReadyKey& key, const v1::ReadyEntry& entry,
+                    Turn& scratch, Turn& turn);
+  void RestoreLease(uint64_t job_id, JobMeta& job, const v1::LeaseRecord& lease,
+                    int64_t now_ms);
+  Status RestoreIdempotency(int64_t now_ms);
 
   // broker_tenants.cc
   StatusOr<sched::TenantId> FindOrCreateTenant(const std::string& name,
@@ -191,7 +192,6 @@ class Broker {
   TimerHeap scheduled_timers_;
   std::vector<bool> pool_has_news_;  // a job became ready since last match
   uint64_t total_queued_ = 0;        // READY + SCHEDULED, everyone
-  size_t orphans_requeued_ = 0;
   uint64_t next_job_id_ = 1;
   uint64_t reserved_job_id_ = 1;     // ids below this are reserved on disk
   uint64_t next_seq_ = 1;            // ready-key sequence

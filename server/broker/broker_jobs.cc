@@ -30,12 +30,14 @@ void Broker::MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms,
   job.state = v1::JOB_STATE_READY;
   job.at_ms = now_ms;
   job.seq = next_seq_++;
-  v1::ReadyEntry entry;
-  entry.set_job_id(job_id);
-  entry.set_attempts(job.attempts);
-  entry.set_ready_unix_ms(now_ms);
-  entry.set_last_error(jobs_.LastError(job_id));
-  turn.batch.PutReady({job.tenant, job.pool, job.priority, job.seq}, entry);
+  if (!job.ImpliedReady()) {
+    v1::ReadyEntry entry;
+    entry.set_job_id(job_id);
+    entry.set_attempts(job.attempts);
+    entry.set_ready_unix_ms(now_ms);
+    entry.set_last_error(jobs_.LastError(job_id));
+    turn.batch.PutReady({job.tenant, job.pool, job.priority, job.seq}, entry);
+  }
   ExpectOk(scheduler_->Enqueue(
                {job_id, job.tenant, job.pool, job.priority, job.declared_cost()},
                Seconds(now_ms)),
@@ -62,7 +64,9 @@ void Broker::MakeScheduled(uint64_t job_id, JobMeta& job, int64_t due_ms,
 void Broker::Leave(uint64_t job_id, JobMeta& job, Turn& turn) {
   switch (job.state) {
     case v1::JOB_STATE_READY:
-      turn.batch.DeleteReady({job.tenant, job.pool, job.priority, job.seq});
+      if (!job.ImpliedReady()) {
+        turn.batch.DeleteReady({job.tenant, job.pool, job.priority, job.seq});
+      }
       --tenants_[job.tenant].queued;
       --total_queued_;
       break;

@@ -1,5 +1,8 @@
 // Startup: rebuild the broker's state from the store.
 #include <algorithm>
+#include <limits>
+
+#include "absl/container/flat_hash_set.h"
 
 #include "server/broker/broker.h"
 #include "server/config/tenant_settings.h"
@@ -12,8 +15,8 @@ Status Broker::Restore(int64_t now_ms, Turn& turn) {
     if (!set.ok()) return set.status();
   }
   FAIRQ_RETURN_IF_ERROR(RestoreTenantsAndPools(turn));
-  FAIRQ_RETURN_IF_ERROR(RestoreJobs());
-  return RestoreIndexes(now_ms, turn);
+  FAIRQ_RETURN_IF_ERROR(RestoreJobs(now_ms, turn));
+  return RestoreIdempotency(now_ms);
 }
 
 // Stored pools and tenants first, in id order (ids are dense), then the
@@ -68,17 +71,108 @@ Status Broker::RestoreTenantsAndPools(Turn& turn) {
   return Status::Ok();
 }
 
-// Every stored job gets its metadata; the indexes then say which state it
-// is in. Dead jobs are dropped from memory again.
-Status Broker::RestoreJobs() {
+namespace {
+
+// What the indexes say, read before the jobs: all are small next to the
+// jobs family except the dead letters, kept as a sorted list of ids.
+struct StoredIndexes {
+  struct Ready {
+    store::ReadyKey key;
+    v1::ReadyEntry entry;
+  };
+  std::vector<Ready> ready;  // by ready time, then sequence
+  absl::flat_hash_set<uint64_t> ready_ids;
+  absl::flat_hash_map<uint64_t, std::pair<int64_t, v1::ScheduledEntry>>
+      scheduled;  // job id -> due time, entry
+  absl::flat_hash_map<uint64_t, v1::LeaseRecord> leases;
+  std::vector<uint64_t> dead;  // ascending: the dead family is keyed by id
+  uint64_t max_seq = 0;
+};
+
+StatusOr<StoredIndexes> ReadIndexes(const store::Store& store) {
+  StoredIndexes idx;
+  FAIRQ_RETURN_IF_ERROR(store.ScanReady(
+      [&](const store::ReadyKey& key, const v1::ReadyEntry& entry) {
+        idx.ready.push_back({key, entry});
+        idx.ready_ids.insert(entry.job_id());
+        idx.max_seq = std::max(idx.max_seq, key.seq);
+        return true;
+      }));
+  std::sort(idx.ready.begin(), idx.ready.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.entry.ready_unix_ms(), a.key.seq) <
+           std::pair(b.entry.ready_unix_ms(), b.key.seq);
+  });
+  FAIRQ_RETURN_IF_ERROR(store.ScanScheduled(
+      [&](const store::ScheduledKey& key, const v1::ScheduledEntry& entry) {
+        idx.scheduled[key.job_id] = {key.due_unix_ms, entry};
+        return true;
+      }));
+  FAIRQ_RETURN_IF_ERROR(
+      store.ScanLeases([&](uint64_t job_id, const v1::LeaseRecord& lease) {
+        idx.leases[job_id] = lease;
+        return true;
+      }));
+  FAIRQ_RETURN_IF_ERROR(
+      store.ScanDead(0, [&](uint64_t job_id, const v1::DeadRecord&) {
+        idx.dead.push_back(job_id);
+        return true;
+      }));
+  return idx;
+}
+
+}  // namespace
+
+// One pass over the jobs family in id order (enqueue order). A job's state
+// comes from its index entry; a job with none is READY since its enqueue
+// (JobMeta::ImpliedReady). Jobs requeued with an entry of their own go back
+// between those by ready time, so every queue keeps its order.
+Status Broker::RestoreJobs(int64_t now_ms, Turn& turn) {
+  StatusOr<StoredIndexes> indexes = ReadIndexes(*store_);
+  if (!indexes.ok()) return indexes.status();
+  StoredIndexes& idx = *indexes;
+  Turn scratch(store_->NewBatch());  // entries re-made here are stored already
+  size_t next_ready = 0;
+  std::vector<const StoredIndexes::Ready*> unplaced;
+  auto place_ready_until = [&](int64_t ready_ms) {
+    for (; next_ready < idx.ready.size() &&
+           idx.ready[next_ready].entry.ready_unix_ms() <= ready_ms;
+         ++next_ready) {
+      const StoredIndexes::Ready& ready = idx.ready[next_ready];
+      if (!RestoreReady(ready.key, ready.entry, scratch, turn)) {
+        unplaced.push_back(&ready);  // its record comes later in the scan
+      }
+    }
+  };
   uint64_t max_id = 0;
+  auto dead = idx.dead.begin();
   FAIRQ_RETURN_IF_ERROR(store_->ScanJobs([&](const v1::JobRecord& record) {
-    jobs_.Insert(record.id(), MetaFor(record.spec(), record.tenant_id(),
-                                      record.pool_id(),
-                                      record.enqueued_unix_ms()));
-    max_id = std::max(max_id, record.id());
+    const uint64_t id = record.id();
+    max_id = std::max(max_id, id);
+    while (dead != idx.dead.end() && *dead < id) ++dead;
+    if (dead != idx.dead.end() && *dead == id) {
+      ++DepthOf(record.tenant_id(), record.pool_id()).dead;
+      return true;
+    }
+    JobMeta& job = jobs_.Insert(id, MetaFor(record.spec(), record.tenant_id(),
+                                            record.pool_id(),
+                                            record.enqueued_unix_ms()));
+    if (auto lease = idx.leases.find(id); lease != idx.leases.end()) {
+      RestoreLease(id, job, lease->second, now_ms);
+    } else if (auto s = idx.scheduled.find(id); s != idx.scheduled.end()) {
+      job.attempts = static_cast<uint16_t>(s->second.second.attempts());
+      jobs_.SetLastError(id, s->second.second.last_error());
+      MakeScheduled(id, job, s->second.first, scratch);
+    } else if (!idx.ready_ids.contains(id)) {
+      place_ready_until(job.enqueued_ms);
+      MakeReady(id, job, job.enqueued_ms, scratch);
+    }
     return true;
   }));
+  place_ready_until(std::numeric_limits<int64_t>::max());
+  for (const StoredIndexes::Ready* ready : unplaced) {
+    RestoreReady(ready->key, ready->entry, scratch, turn);
+  }
+  next_seq_ = std::max(next_seq_, idx.max_seq + 1);
   auto reservation = store_->GetIdReservation();
   if (!reservation.ok()) return reservation.status();
   uint64_t reserved = *reservation ? (*reservation)->next_unreserved() : 1;
@@ -87,78 +181,48 @@ Status Broker::RestoreJobs() {
   return Status::Ok();
 }
 
-Status Broker::RestoreIndexes(int64_t now_ms, Turn& turn) {
-  Turn scratch(store_->NewBatch());  // restoring writes nothing back
-  uint64_t max_seq = 0;
-  FAIRQ_RETURN_IF_ERROR(store_->ScanReady(
-      [&](const store::ReadyKey& key, const v1::ReadyEntry& entry) {
-        JobMeta* job = jobs_.Find(entry.job_id());
-        if (job == nullptr) return true;
-        job->attempts = static_cast<uint16_t>(entry.attempts());
-        jobs_.SetLastError(entry.job_id(), entry.last_error());
-        next_seq_ = key.seq;  // MakeReady keeps the stored key's sequence
-        max_seq = std::max(max_seq, key.seq);
-        MakeReady(entry.job_id(), *job, entry.ready_unix_ms(), scratch);
-        return true;
-      }));
-  next_seq_ = max_seq + 1;
-  FAIRQ_RETURN_IF_ERROR(store_->ScanScheduled(
-      [&](const store::ScheduledKey& key, const v1::ScheduledEntry& entry) {
-        JobMeta* job = jobs_.Find(key.job_id);
-        if (job == nullptr) return true;
-        job->attempts = static_cast<uint16_t>(entry.attempts());
-        jobs_.SetLastError(key.job_id, entry.last_error());
-        MakeScheduled(key.job_id, *job, key.due_unix_ms, scratch);
-        return true;
-      }));
-  // A lease survives a restart: its worker may still be running the job.
-  // It gets at least a fresh lease duration from now, so a worker that was
-  // heartbeating through the outage can still complete it.
-  FAIRQ_RETURN_IF_ERROR(store_->ScanLeases(
-      [&](uint64_t job_id, const v1::LeaseRecord& lease) {
-        JobMeta* job = jobs_.Find(job_id);
-        if (job == nullptr) return true;
-        job->state = v1::JOB_STATE_LEASED;
-        job->attempts = static_cast<uint16_t>(lease.attempt());
-        job->token = lease.token();
-        job->at_ms = std::max(lease.deadline_unix_ms(), now_ms + job->lease_ms);
-        jobs_.SetLastError(job_id, lease.last_error());
-        ++DepthOf(job->tenant, job->pool).leased;
-        ExpectOk(scheduler_->AdoptRunning({job_id, job->tenant, job->pool,
-                                           job->priority, job->declared_cost()}),
-                 "restore a lease");
-        lease_timers_.push({job->at_ms, job_id, job->token});
-        return true;
-      }));
-  FAIRQ_RETURN_IF_ERROR(store_->ScanDead(0, [&](uint64_t job_id,
-                                                const v1::DeadRecord&) {
-    if (const JobMeta* job = jobs_.Find(job_id)) {
-      ++DepthOf(job->tenant, job->pool).dead;
-      jobs_.Erase(job_id);
-    }
-    return true;
-  }));
-  FAIRQ_RETURN_IF_ERROR(store_->ScanIdempotency(
+// False when the job's record has not been read yet. An entry the job no
+// longer needs (a first attempt, ready since its enqueue: written by
+// versions before the entry was implied) is deleted.
+bool Broker::RestoreReady(const store::ReadyKey& key,
+                          const v1::ReadyEntry& entry, Turn& scratch,
+                          Turn& turn) {
+  JobMeta* job = jobs_.Find(entry.job_id());
+  if (job == nullptr) return false;
+  if (job->state != v1::JOB_STATE_UNSPECIFIED) return true;  // leased etc.
+  job->attempts = static_cast<uint16_t>(entry.attempts());
+  jobs_.SetLastError(entry.job_id(), entry.last_error());
+  next_seq_ = key.seq;  // MakeReady keeps the stored key's sequence
+  MakeReady(entry.job_id(), *job, entry.ready_unix_ms(), scratch);
+  if (job->ImpliedReady()) turn.batch.DeleteReady(key);
+  return true;
+}
+
+// A lease survives a restart: its worker may still be running the job. It
+// gets at least a fresh lease duration from now, so a worker that was
+// heartbeating through the outage can still complete it.
+void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
+                          const v1::LeaseRecord& lease, int64_t now_ms) {
+  job.state = v1::JOB_STATE_LEASED;
+  job.attempts = static_cast<uint16_t>(lease.attempt());
+  job.token = lease.token();
+  job.at_ms = std::max(lease.deadline_unix_ms(), now_ms + job.lease_ms);
+  jobs_.SetLastError(job_id, lease.last_error());
+  ++DepthOf(job.tenant, job.pool).leased;
+  ExpectOk(scheduler_->AdoptRunning({job_id, job.tenant, job.pool,
+                                     job.priority, job.declared_cost()}),
+           "restore a lease");
+  lease_timers_.push({job.at_ms, job_id, job.token});
+}
+
+Status Broker::RestoreIdempotency(int64_t now_ms) {
+  return store_->ScanIdempotency(
       now_ms, [&](uint32_t tenant, const std::string& key,
                   const v1::IdempotencyRecord& record) {
         idempotency_.Insert(tenant, key, record.job_id(),
                             record.expires_unix_ms());
         return true;
-      }));
-  return RequeueOrphans(now_ms, turn);
-}
-
-// Every write puts a job record and its index entry in one batch, so a
-// record without an index means a bug. The job goes back to READY (run at
-// least once) and is counted so the daemon logs it.
-Status Broker::RequeueOrphans(int64_t now_ms, Turn& turn) {
-  std::vector<uint64_t> orphans;
-  jobs_.ForEach([&](uint64_t id, const JobMeta& job) {
-    if (job.state == v1::JOB_STATE_UNSPECIFIED) orphans.push_back(id);
-  });
-  for (uint64_t id : orphans) MakeReady(id, *jobs_.Find(id), now_ms, turn);
-  orphans_requeued_ = orphans.size();
-  return Status::Ok();
+      });
 }
 
 }  // namespace fairq::server

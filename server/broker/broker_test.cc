@@ -232,6 +232,58 @@ TEST_F(BrokerTest, RestartKeepsEveryStateAndLeases) {
   EXPECT_GT(fresh, leased);  // ids are never reused after a restart
 }
 
+std::vector<uint64_t> StoredReadyJobs(const store::Store& store) {
+  std::vector<uint64_t> ids;
+  EXPECT_TRUE(store
+                  .ScanReady([&](const store::ReadyKey&, const v1::ReadyEntry& e) {
+                    ids.push_back(e.job_id());
+                    return true;
+                  })
+                  .ok());
+  return ids;
+}
+
+// Fresh jobs have no ready entry; a requeued one has, and after a restart it
+// sits between them by ready time, as before.
+TEST_F(BrokerTest, RestartKeepsTheOrderOfFreshAndRequeuedJobs) {
+  uint64_t j1 = Enqueue("a");
+  Advance(10);
+  uint64_t j2 = Enqueue("a");
+  Advance(10);
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs(0).job().id(), j1);
+  Command undelivered = LeaseUndeliveredCommand{
+      {{j1, lease->response.jobs(0).lease_token()}}};
+  Turn1(&undelivered);  // j1 is READY again, behind j2
+  Advance(10);
+  uint64_t j3 = Enqueue("a");
+  EXPECT_EQ(StoredReadyJobs(*store_), std::vector<uint64_t>{j1});
+  Reopen();
+  std::vector<uint64_t> order;
+  for (int i = 0; i < 3; ++i) order.push_back(Lease()->response.jobs(0).job().id());
+  EXPECT_EQ(order, (std::vector<uint64_t>{j2, j1, j3}));
+  EXPECT_TRUE(StoredReadyJobs(*store_).empty());
+}
+
+// Earlier versions wrote a ready entry for every job; a restart drops the
+// ones now implied and keeps the jobs.
+TEST_F(BrokerTest, RestartDeletesReadyEntriesThatAreNowImplied) {
+  uint64_t id = Enqueue("a");
+  store::WriteBatch batch = store_->NewBatch();
+  v1::ReadyEntry entry;
+  entry.set_job_id(id);
+  entry.set_ready_unix_ms(now_);
+  batch.PutReady({/*tenant_id=*/0, /*pool_id=*/0, /*priority=*/0, /*seq=*/1},
+                 entry);
+  std::vector<store::WriteBatch> batches;
+  batches.push_back(std::move(batch));
+  ASSERT_TRUE(store_->Commit(batches).ok());
+  Reopen();
+  EXPECT_TRUE(StoredReadyJobs(*store_).empty());
+  EXPECT_EQ(Stats("a").ready(), 1u);
+  EXPECT_EQ(Lease()->response.jobs(0).job().id(), id);
+}
+
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
   uint64_t id = Enqueue("a");
   auto lease = Lease();

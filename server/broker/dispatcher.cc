@@ -1,5 +1,7 @@
 #include "server/broker/dispatcher.h"
 
+#include <pthread.h>
+
 #include <chrono>
 #include <vector>
 
@@ -20,7 +22,12 @@ Dispatcher::Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
 
 Dispatcher::~Dispatcher() { Stop(); }
 
-void Dispatcher::Start() { thread_ = std::thread([this] { Loop(); }); }
+void Dispatcher::Start() {
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "fairq-dispatch");  // for top and perf
+    Loop();
+  });
+}
 
 void Dispatcher::Post(Command command) {
   switch (queue_.Push(std::move(command))) {

@@ -1,5 +1,7 @@
 #include "server/broker/writer.h"
 
+#include <pthread.h>
+
 namespace fairq::server {
 
 Writer::Writer(store::Store* store, size_t max_turns_in_flight)
@@ -8,8 +10,15 @@ Writer::Writer(store::Store* store, size_t max_turns_in_flight)
 Writer::~Writer() { Stop(); }
 
 void Writer::Start() {
-  apply_thread_ = std::thread([this] { ApplyLoop(); });
-  sync_thread_ = std::thread([this] { SyncLoop(); });
+  // Named for top and perf.
+  apply_thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "fairq-apply");
+    ApplyLoop();
+  });
+  sync_thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "fairq-sync");
+    SyncLoop();
+  });
 }
 
 void Writer::Submit(Turn turn) {
