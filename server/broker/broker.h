@@ -89,9 +89,9 @@ class Broker {
 
   // broker_restore.cc
   Status RestoreTenantsAndPools(Turn& turn);
-  Status RestoreJobs(int64_t now_ms, Turn& turn);
+  Status RestoreJobs(int64_t now_ms);
   bool RestoreReady(const store::ReadyKey& key, const v1::ReadyEntry& entry,
-                    Turn& scratch, Turn& turn);
+                    Turn& scratch);
   void RestoreLease(uint64_t job_id, JobMeta& job, const v1::LeaseRecord& lease,
                     int64_t now_ms);
   Status RestoreIdempotency(int64_t now_ms);
@@ -116,15 +116,17 @@ class Broker {
   void HandleEnqueue(EnqueueCommand& c, int64_t now_ms, Turn& turn);
   Status EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
                     v1::EnqueueResult* result);
-  JobMeta MetaFor(const v1::JobSpec& spec, uint32_t tenant, uint32_t pool,
-                  int64_t now_ms) const;
+  JobMeta MetaFor(const v1::JobSpec& spec, uint32_t tenant,
+                  uint32_t pool) const;
 
   // broker_jobs.cc: every state change of a live job goes through these,
   // which keep the store's indexes, the counters and the scheduler in step.
   uint64_t NextJobId(Turn& turn);
   // Into READY (and the scheduler's queue) / SCHEDULED. REQUIRES: the job
-  // is in no state (new, or Leave was called).
-  void MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms, Turn& turn);
+  // is in no state (new, or Leave was called). `since_enqueue`: a first
+  // attempt, ready since its enqueue, which needs no ready-index entry.
+  void MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms, Turn& turn,
+                 bool since_enqueue = false);
   void MakeScheduled(uint64_t job_id, JobMeta& job, int64_t due_ms,
                      Turn& turn);
   // Out of the current state's index and counters. The scheduler is left

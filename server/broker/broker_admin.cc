@@ -106,8 +106,8 @@ void Broker::HandleRequeueDead(RequeueDeadCommand& c, int64_t now_ms,
   for (const v1::JobRecord& record : c.jobs) {
     if (jobs_.Find(record.id()) != nullptr) continue;  // live again already
     JobMeta& job = jobs_.Insert(
-        record.id(), MetaFor(record.spec(), record.tenant_id(),
-                             record.pool_id(), record.enqueued_unix_ms()));
+        record.id(),
+        MetaFor(record.spec(), record.tenant_id(), record.pool_id()));
     turn.batch.DeleteDead(record.id());
     --DepthOf(job.tenant, job.pool).dead;
     MakeReady(record.id(), job, now_ms, turn);

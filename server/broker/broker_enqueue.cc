@@ -38,13 +38,12 @@ void Broker::HandleEnqueue(EnqueueCommand& c, int64_t now_ms, Turn& turn) {
 }
 
 JobMeta Broker::MetaFor(const v1::JobSpec& spec, uint32_t tenant,
-                        uint32_t pool, int64_t now_ms) const {
+                        uint32_t pool) const {
   const config::TenantDefaults& defaults = config_.tenant_defaults;
   JobMeta job;
-  job.enqueued_ms = now_ms;
   job.tenant = tenant;
   job.pool = pool;
-  job.priority = spec.priority();
+  job.priority = static_cast<int16_t>(spec.priority());  // validated
   job.lease_ms = spec.has_lease_duration()
                      ? static_cast<uint32_t>(TimeUtil::DurationToMilliseconds(
                            spec.lease_duration()))
@@ -98,12 +97,12 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
   *record.mutable_spec() = spec;
   record.set_enqueued_unix_ms(now_ms);
   turn.batch.PutJob(record);
-  JobMeta& job = jobs_.Insert(id, MetaFor(spec, *tenant, *pool, now_ms));
+  JobMeta& job = jobs_.Insert(id, MetaFor(spec, *tenant, *pool));
   int64_t start_ms = StartMs(spec, now_ms);
   if (start_ms > now_ms) {
     MakeScheduled(id, job, start_ms, turn);
   } else {
-    MakeReady(id, job, now_ms, turn);
+    MakeReady(id, job, now_ms, turn, /*since_enqueue=*/true);
   }
   if (!key.empty()) {
     int64_t expires = now_ms + int64_t{config_.idempotency_window_seconds} * 1000;

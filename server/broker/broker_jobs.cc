@@ -26,11 +26,12 @@ uint64_t Broker::NextJobId(Turn& turn) {
 }
 
 void Broker::MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms,
-                       Turn& turn) {
+                       Turn& turn, bool since_enqueue) {
   job.state = v1::JOB_STATE_READY;
   job.at_ms = now_ms;
   job.seq = next_seq_++;
-  if (!job.ImpliedReady()) {
+  job.ready_entry = !since_enqueue;
+  if (job.ready_entry) {
     v1::ReadyEntry entry;
     entry.set_job_id(job_id);
     entry.set_attempts(job.attempts);
@@ -64,7 +65,7 @@ void Broker::MakeScheduled(uint64_t job_id, JobMeta& job, int64_t due_ms,
 void Broker::Leave(uint64_t job_id, JobMeta& job, Turn& turn) {
   switch (job.state) {
     case v1::JOB_STATE_READY:
-      if (!job.ImpliedReady()) {
+      if (job.ready_entry) {
         turn.batch.DeleteReady({job.tenant, job.pool, job.priority, job.seq});
       }
       --tenants_[job.tenant].queued;

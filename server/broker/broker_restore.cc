@@ -15,7 +15,7 @@ Status Broker::Restore(int64_t now_ms, Turn& turn) {
     if (!set.ok()) return set.status();
   }
   FAIRQ_RETURN_IF_ERROR(RestoreTenantsAndPools(turn));
-  FAIRQ_RETURN_IF_ERROR(RestoreJobs(now_ms, turn));
+  FAIRQ_RETURN_IF_ERROR(RestoreJobs(now_ms));
   return RestoreIdempotency(now_ms);
 }
 
@@ -126,7 +126,7 @@ StatusOr<StoredIndexes> ReadIndexes(const store::Store& store) {
 // comes from its index entry; a job with none is READY since its enqueue
 // (JobMeta::ImpliedReady). Jobs requeued with an entry of their own go back
 // between those by ready time, so every queue keeps its order.
-Status Broker::RestoreJobs(int64_t now_ms, Turn& turn) {
+Status Broker::RestoreJobs(int64_t now_ms) {
   StatusOr<StoredIndexes> indexes = ReadIndexes(*store_);
   if (!indexes.ok()) return indexes.status();
   StoredIndexes& idx = *indexes;
@@ -138,7 +138,7 @@ Status Broker::RestoreJobs(int64_t now_ms, Turn& turn) {
            idx.ready[next_ready].entry.ready_unix_ms() <= ready_ms;
          ++next_ready) {
       const StoredIndexes::Ready& ready = idx.ready[next_ready];
-      if (!RestoreReady(ready.key, ready.entry, scratch, turn)) {
+      if (!RestoreReady(ready.key, ready.entry, scratch)) {
         unplaced.push_back(&ready);  // its record comes later in the scan
       }
     }
@@ -153,9 +153,8 @@ Status Broker::RestoreJobs(int64_t now_ms, Turn& turn) {
       ++DepthOf(record.tenant_id(), record.pool_id()).dead;
       return true;
     }
-    JobMeta& job = jobs_.Insert(id, MetaFor(record.spec(), record.tenant_id(),
-                                            record.pool_id(),
-                                            record.enqueued_unix_ms()));
+    JobMeta& job = jobs_.Insert(
+        id, MetaFor(record.spec(), record.tenant_id(), record.pool_id()));
     if (auto lease = idx.leases.find(id); lease != idx.leases.end()) {
       RestoreLease(id, job, lease->second, now_ms);
     } else if (auto s = idx.scheduled.find(id); s != idx.scheduled.end()) {
@@ -163,14 +162,15 @@ Status Broker::RestoreJobs(int64_t now_ms, Turn& turn) {
       jobs_.SetLastError(id, s->second.second.last_error());
       MakeScheduled(id, job, s->second.first, scratch);
     } else if (!idx.ready_ids.contains(id)) {
-      place_ready_until(job.enqueued_ms);
-      MakeReady(id, job, job.enqueued_ms, scratch);
+      place_ready_until(record.enqueued_unix_ms());
+      MakeReady(id, job, record.enqueued_unix_ms(), scratch,
+                /*since_enqueue=*/true);
     }
     return true;
   }));
   place_ready_until(std::numeric_limits<int64_t>::max());
   for (const StoredIndexes::Ready* ready : unplaced) {
-    RestoreReady(ready->key, ready->entry, scratch, turn);
+    RestoreReady(ready->key, ready->entry, scratch);
   }
   next_seq_ = std::max(next_seq_, idx.max_seq + 1);
   auto reservation = store_->GetIdReservation();
@@ -181,12 +181,9 @@ Status Broker::RestoreJobs(int64_t now_ms, Turn& turn) {
   return Status::Ok();
 }
 
-// False when the job's record has not been read yet. An entry the job no
-// longer needs (a first attempt, ready since its enqueue: written by
-// versions before the entry was implied) is deleted.
+// False when the job's record has not been read yet.
 bool Broker::RestoreReady(const store::ReadyKey& key,
-                          const v1::ReadyEntry& entry, Turn& scratch,
-                          Turn& turn) {
+                          const v1::ReadyEntry& entry, Turn& scratch) {
   JobMeta* job = jobs_.Find(entry.job_id());
   if (job == nullptr) return false;
   if (job->state != v1::JOB_STATE_UNSPECIFIED) return true;  // leased etc.
@@ -194,7 +191,6 @@ bool Broker::RestoreReady(const store::ReadyKey& key,
   jobs_.SetLastError(entry.job_id(), entry.last_error());
   next_seq_ = key.seq;  // MakeReady keeps the stored key's sequence
   MakeReady(entry.job_id(), *job, entry.ready_unix_ms(), scratch);
-  if (job->ImpliedReady()) turn.batch.DeleteReady(key);
   return true;
 }
 

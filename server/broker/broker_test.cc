@@ -265,25 +265,6 @@ TEST_F(BrokerTest, RestartKeepsTheOrderOfFreshAndRequeuedJobs) {
   EXPECT_TRUE(StoredReadyJobs(*store_).empty());
 }
 
-// Earlier versions wrote a ready entry for every job; a restart drops the
-// ones now implied and keeps the jobs.
-TEST_F(BrokerTest, RestartDeletesReadyEntriesThatAreNowImplied) {
-  uint64_t id = Enqueue("a");
-  store::WriteBatch batch = store_->NewBatch();
-  v1::ReadyEntry entry;
-  entry.set_job_id(id);
-  entry.set_ready_unix_ms(now_);
-  batch.PutReady({/*tenant_id=*/0, /*pool_id=*/0, /*priority=*/0, /*seq=*/1},
-                 entry);
-  std::vector<store::WriteBatch> batches;
-  batches.push_back(std::move(batch));
-  ASSERT_TRUE(store_->Commit(batches).ok());
-  Reopen();
-  EXPECT_TRUE(StoredReadyJobs(*store_).empty());
-  EXPECT_EQ(Stats("a").ready(), 1u);
-  EXPECT_EQ(Lease()->response.jobs(0).job().id(), id);
-}
-
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
   uint64_t id = Enqueue("a");
   auto lease = Lease();
