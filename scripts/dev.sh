@@ -3,18 +3,32 @@
 #   scripts/dev.sh run    install what is missing, build, start the main job
 #   scripts/dev.sh test   install what is missing, build, run every test
 #   scripts/dev.sh deps   only install what is missing
+#   scripts/dev.sh runtime-deps   only what the built binaries need to run
+#                                 (deploy/Dockerfile's runtime stage)
 # Works as root, or as a user with sudo (only apt-get is elevated).
 set -euo pipefail
 
 # Every Debian package the build, the tests and the benchmarks use.
 # (libgrpc++-dev brings the protoc plugin's runtime; protobuf-compiler-grpc
-# the plugin itself.)
+# the plugin itself. prometheus ships promtool and python3 reads the
+# dashboard JSON, for the tests of deploy/.)
 PACKAGES=(
   cmake g++ ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev libcli11-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   librocksdb-dev libspdlog-dev libabsl-dev
+  prometheus python3
+)
+
+# The shared libraries fairqd and fairqctl link, for machines that only run
+# them (deploy/Dockerfile's runtime stage). libc6, libgcc-s1 and libstdc++6
+# are in every Debian image already. tests/deploy checks that these packages
+# provide every library the built binaries need.
+RUNTIME_PACKAGES=(
+  libabsl20220623 libfmt9 libgrpc++1.51 libgrpc29 libprotobuf32
+  librocksdb7.8 libspdlog1.10 libyaml-cpp0.7
+  libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0
 )
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,7 +40,7 @@ as_root() {
 
 install_deps() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
       missing+=("$p")
   done
@@ -44,10 +58,13 @@ build_all() {
 
 case "${1:-}" in
   deps)
-    install_deps
+    install_deps "${PACKAGES[@]}"
+    ;;
+  runtime-deps)
+    install_deps "${RUNTIME_PACKAGES[@]}"
     ;;
   run)
-    install_deps
+    install_deps "${PACKAGES[@]}"
     build_all
     # The broker on the example config; its data goes to ./data under the
     # checkout (data_dir in the config is relative to the working directory).
@@ -55,12 +72,12 @@ case "${1:-}" in
     exec "$build/server/fairqd" --config config/fairqd.yaml
     ;;
   test)
-    install_deps
+    install_deps "${PACKAGES[@]}"
     build_all
     ctest --test-dir "$build" --parallel "$(nproc)" --output-on-failure
     ;;
   *)
-    echo "usage: $0 run|test|deps" >&2
+    echo "usage: $0 run|test|deps|runtime-deps" >&2
     exit 2
     ;;
 esac
