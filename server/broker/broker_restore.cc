@@ -5,6 +5,18 @@
 #include "server/config/tenant_settings.h"
 
 namespace fairq::server {
+namespace {
+
+// An index entry whose job record is missing: the entry is skipped (the
+// job cannot run without its spec) and reported. Returns true: the scan
+// goes on.
+bool RecordMissing(const char* index, uint64_t job_id) {
+  logging::Log(spdlog::level::warn, "index entry without job record skipped",
+               {{"index", index}, {"job_id", job_id}});
+  return true;
+}
+
+}  // namespace
 
 Status Broker::Restore(int64_t now_ms, Turn& turn) {
   for (const sched::OrgConfig& org : config_.orgs) {
@@ -93,7 +105,7 @@ Status Broker::RestoreIndexes(int64_t now_ms, Turn& turn) {
   FAIRQ_RETURN_IF_ERROR(store_->ScanReady(
       [&](const store::ReadyKey& key, const v1::ReadyEntry& entry) {
         JobMeta* job = jobs_.Find(entry.job_id());
-        if (job == nullptr) return true;
+        if (job == nullptr) return RecordMissing("ready", entry.job_id());
         job->attempts = static_cast<uint16_t>(entry.attempts());
         jobs_.SetLastError(entry.job_id(), entry.last_error());
         next_seq_ = key.seq;  // MakeReady keeps the stored key's sequence
@@ -105,7 +117,7 @@ Status Broker::RestoreIndexes(int64_t now_ms, Turn& turn) {
   FAIRQ_RETURN_IF_ERROR(store_->ScanScheduled(
       [&](const store::ScheduledKey& key, const v1::ScheduledEntry& entry) {
         JobMeta* job = jobs_.Find(key.job_id);
-        if (job == nullptr) return true;
+        if (job == nullptr) return RecordMissing("scheduled", key.job_id);
         job->attempts = static_cast<uint16_t>(entry.attempts());
         jobs_.SetLastError(key.job_id, entry.last_error());
         MakeScheduled(key.job_id, *job, key.due_unix_ms, scratch);
@@ -117,7 +129,7 @@ Status Broker::RestoreIndexes(int64_t now_ms, Turn& turn) {
   FAIRQ_RETURN_IF_ERROR(store_->ScanLeases(
       [&](uint64_t job_id, const v1::LeaseRecord& lease) {
         JobMeta* job = jobs_.Find(job_id);
-        if (job == nullptr) return true;
+        if (job == nullptr) return RecordMissing("lease", job_id);
         job->state = v1::JOB_STATE_LEASED;
         job->attempts = static_cast<uint16_t>(lease.attempt());
         job->token = lease.token();
@@ -126,7 +138,7 @@ Status Broker::RestoreIndexes(int64_t now_ms, Turn& turn) {
         ++DepthOf(job->tenant, job->pool).leased;
         ExpectOk(scheduler_->AdoptRunning({job_id, job->tenant, job->pool,
                                            job->priority, job->declared_cost()}),
-                 "restore a lease");
+                 "restore a lease", job_id);
         lease_timers_.push({job->at_ms, job_id, job->token});
         return true;
       }));
@@ -135,8 +147,9 @@ Status Broker::RestoreIndexes(int64_t now_ms, Turn& turn) {
     if (const JobMeta* job = jobs_.Find(job_id)) {
       ++DepthOf(job->tenant, job->pool).dead;
       jobs_.Erase(job_id);
+      return true;
     }
-    return true;
+    return RecordMissing("dead", job_id);
   }));
   FAIRQ_RETURN_IF_ERROR(store_->ScanIdempotency(
       now_ms, [&](uint32_t tenant, const std::string& key,
@@ -156,7 +169,10 @@ Status Broker::RequeueOrphans(int64_t now_ms, Turn& turn) {
   jobs_.ForEach([&](uint64_t id, const JobMeta& job) {
     if (job.state == v1::JOB_STATE_UNSPECIFIED) orphans.push_back(id);
   });
-  for (uint64_t id : orphans) MakeReady(id, *jobs_.Find(id), now_ms, turn);
+  for (uint64_t id : orphans) {
+    MakeReady(id, *jobs_.Find(id), now_ms, turn);
+    LogJob(spdlog::level::warn, "job record without index entry requeued", id);
+  }
   orphans_requeued_ = orphans.size();
   return Status::Ok();
 }

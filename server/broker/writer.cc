@@ -1,5 +1,7 @@
 #include "server/broker/writer.h"
 
+#include "server/logging/logging.h"
+
 namespace fairq::server {
 
 Writer::Writer(store::Store* store, size_t max_pending_turns)
@@ -40,7 +42,15 @@ void Writer::Loop() {
     for (Turn& turn : turns) {
       if (!turn.batch.empty()) batches.push_back(std::move(turn.batch));
     }
+    bool was_failed = store_->failed();
     Status commit = batches.empty() ? Status::Ok() : store_->Commit(batches);
+    // Logged once, not per caller: from here on the store refuses every
+    // write, and each caller gets the error in its reply.
+    if (!commit.ok() && !was_failed) {
+      logging::Log(spdlog::level::err,
+                   "store commit failed; store now refuses writes",
+                   {{"turns", turns.size()}, {"error", commit.ToString()}});
+    }
     for (Turn& turn : turns) {
       for (Reply& reply : turn.replies) reply(commit);
     }
