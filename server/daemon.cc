@@ -89,8 +89,9 @@ void Daemon::ReloadTenants(const config::DaemonConfig& config) {
         settings.get(), result.get(),
         [settings, result](const Status& status) {
           if (!status.ok()) {
-            spdlog::error("reload: tenant {}: {}", settings->name(),
-                          status.ToString());
+            logging::Log(spdlog::level::err, "reload: tenant settings refused",
+                         {{"tenant", settings->name()},
+                          {"error", status.ToString()}});
           }
         }});
   }

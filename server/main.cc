@@ -4,18 +4,19 @@
 //          [--metrics-listen ADDR]
 //
 // SIGTERM or SIGINT drains and exits; SIGHUP re-reads the config file and
-// applies its tenant settings.
+// applies its tenant settings and its log level and format.
 #include <csignal>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "server/config/daemon_config.h"
 #include "server/daemon.h"
+#include "server/logging/library_logs.h"
+#include "server/logging/logging.h"
 
 namespace {
 
@@ -31,23 +32,6 @@ fairq::StatusOr<fairq::config::DaemonConfig> LoadWithFlags(const Flags& flags) {
   if (!flags.data_dir.empty()) config->data_dir = flags.data_dir;
   if (!flags.metrics_listen.empty()) config->metrics_listen = flags.metrics_listen;
   return config;
-}
-
-spdlog::level::level_enum SpdlogLevel(fairq::config::LogLevel level) {
-  using fairq::config::LogLevel;
-  switch (level) {
-    case LogLevel::kTrace:
-      return spdlog::level::trace;
-    case LogLevel::kDebug:
-      return spdlog::level::debug;
-    case LogLevel::kInfo:
-      return spdlog::level::info;
-    case LogLevel::kWarn:
-      return spdlog::level::warn;
-    case LogLevel::kError:
-      return spdlog::level::err;
-  }
-  return spdlog::level::info;
 }
 
 // Signals are blocked in every thread and taken here with sigwait: the main
@@ -67,6 +51,7 @@ int WaitForSignals(const Flags& flags, fairq::server::Daemon& daemon,
       spdlog::error("reload refused: {}", config.status().message());
       continue;
     }
+    fairq::logging::ApplyLogConfig(config->log);
     daemon.ReloadTenants(*config);
   }
 }
@@ -78,8 +63,8 @@ int main(int argc, char** argv) {
   // which a supervisor or test harness may read and then close its end of;
   // logging to stdout after that would kill fairqd with SIGPIPE. A closed
   // stdout or stderr must not be fatal either way.
-  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
-      "", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
+  fairq::logging::InstallStderrLogger();
+  fairq::logging::RouteLibraryLogs();
   std::signal(SIGPIPE, SIG_IGN);
   Flags flags;
   CLI::App app("fairqd: fair-share job broker");
@@ -96,7 +81,7 @@ int main(int argc, char** argv) {
     std::cerr << "fairqd: " << config.status().message() << "\n";
     return 2;
   }
-  spdlog::set_level(SpdlogLevel(config->log.level));
+  fairq::logging::ApplyLogConfig(config->log);
   spdlog::info("effective configuration:\n{}",
                fairq::config::DescribeEffective(*config));
 

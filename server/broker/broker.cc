@@ -38,10 +38,39 @@ Broker::Broker(const config::DaemonConfig& config, store::Store* store,
       admission_(config.max_queued_total),
       random_(std::random_device{}()) {}
 
-void Broker::ExpectOk(const Status& status, const char* what) {
+void Broker::ExpectOk(const Status& status, const char* what,
+                      uint64_t job_id) const {
   if (status.ok()) return;
-  spdlog::critical("broker invariant broken: {}: {}", what, status.ToString());
+  std::string error = status.ToString();
+  if (job_id != 0) {
+    LogJob(spdlog::level::critical, "broker invariant broken", job_id,
+           {{"what", what}, {"error", error}});
+  } else {
+    logging::Log(spdlog::level::critical, "broker invariant broken",
+                 {{"what", what}, {"error", error}});
+  }
   std::abort();
+}
+
+// Also called on the way to an abort, so it trusts no index.
+void Broker::LogJob(logging::Level level, std::string_view event,
+                    uint64_t job_id,
+                    std::initializer_list<logging::Field> fields) const {
+  if (!spdlog::should_log(level)) return;
+  logging::Fields more(fields.begin(), fields.size());
+  const JobMeta* job = jobs_.Find(job_id);
+  if (job == nullptr || job->tenant >= tenants_.size() ||
+      job->pool >= pools_.size()) {
+    const logging::Field id[] = {{"job_id", job_id}};
+    logging::Write(level, event, id, more);
+    return;
+  }
+  const logging::Field context[] = {
+      {"tenant", tenants_[job->tenant].config.name()},
+      {"job_id", job_id},
+      {"pool", pools_[job->pool].name},
+      {"attempt", job->attempts}};
+  logging::Write(level, event, context, more);
 }
 
 void Broker::Reply(Turn& turn, Done done, Status status) {

@@ -16,6 +16,7 @@
 #include <queue>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "server/broker/worker_registry.h"
 #include "server/broker/writer.h"
 #include "server/config/daemon_config.h"
+#include "server/logging/logging.h"
 #include "store/store.h"
 
 namespace fairq::server {
@@ -171,9 +173,15 @@ class Broker {
 
   static void Reply(Turn& turn, Done done, Status status);
   // For scheduler calls the broker's bookkeeping guarantees: a refusal means
-  // the two have diverged. Logs it and aborts; a restart rebuilds both from
-  // the store, which is the truth.
-  static void ExpectOk(const Status& status, const char* what);
+  // the two have diverged. Logs it (with the live job `job_id`'s tenant and
+  // pool, if given) and aborts; a restart rebuilds both from the store,
+  // which is the truth.
+  void ExpectOk(const Status& status, const char* what,
+                uint64_t job_id = 0) const;
+  // A line about live job `job_id`: its tenant, id, pool and attempt
+  // count, then `fields`. Looks nothing up when the level is off.
+  void LogJob(logging::Level level, std::string_view event, uint64_t job_id,
+              std::initializer_list<logging::Field> fields = {}) const;
 
   const config::DaemonConfig config_;
   store::Store* const store_;

@@ -56,7 +56,9 @@ void Broker::HandleComplete(CompleteCommand& c, Turn& turn) {
     Status status = CheckLease(done.job_id(), done.lease_token());
     if (status.ok()) {
       ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
-               "complete a leased job");
+               "complete a leased job", done.job_id());
+      LogJob(spdlog::level::debug, "job completed", done.job_id(),
+             {{"runtime_s", Seconds(done.runtime())}});
       Forget(done.job_id(), *jobs_.Find(done.job_id()), turn);
     }
     SetResult(c.response->add_results(), status);
@@ -68,6 +70,8 @@ void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Failure& failure : c.request->failures()) {
     Status status = CheckLease(failure.job_id(), failure.lease_token());
     if (status.ok()) {
+      LogJob(spdlog::level::debug, "job failed", failure.job_id(),
+             {{"retryable", failure.retryable()}, {"error", failure.error()}});
       EndAttempt(failure.job_id(), Seconds(failure.runtime()),
                  failure.error(), failure.retryable(), now_ms, turn);
     }
@@ -92,6 +96,7 @@ void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
       lease_timers_.push({job->at_ms, timer.job_id, timer.stamp});
       continue;
     }
+    LogJob(spdlog::level::debug, "lease expired", timer.job_id);
     EndAttempt(timer.job_id, job->lease_ms / 1000.0, "lease expired", true,
                now_ms, turn);
   }
@@ -109,6 +114,7 @@ void Broker::PromoteScheduled(int64_t now_ms, Turn& turn) {
     }
     Leave(timer.job_id, *job, turn);
     MakeReady(timer.job_id, *job, now_ms, turn);
+    LogJob(spdlog::level::debug, "job ready", timer.job_id);
   }
 }
 

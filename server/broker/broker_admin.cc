@@ -28,7 +28,7 @@ void Broker::HandleGetJob(GetJobCommand& c, Turn& turn) {
 void Broker::RemoveQueued(uint64_t job_id, JobMeta& job, Turn& turn) {
   if (job.state == v1::JOB_STATE_READY) {
     ExpectOk(scheduler_->Cancel(job.tenant, job.pool, job_id),
-             "cancel a ready job");
+             "cancel a ready job", job_id);
   }
   Forget(job_id, job, turn);
 }
@@ -51,6 +51,7 @@ void Broker::HandleCancelJob(CancelJobCommand& c, Turn& turn) {
   }
   c.job->set_attempts(job->attempts);
   c.job->set_state(v1::JOB_STATE_CANCELED);
+  LogJob(spdlog::level::debug, "job canceled", job_id);
   RemoveQueued(job_id, *job, turn);
   Reply(turn, std::move(c.done), Status::Ok());
 }
@@ -111,6 +112,7 @@ void Broker::HandleRequeueDead(RequeueDeadCommand& c, int64_t now_ms,
     turn.batch.DeleteDead(record.id());
     --DepthOf(job.tenant, job.pool).dead;
     MakeReady(record.id(), job, now_ms, turn);
+    LogJob(spdlog::level::debug, "job requeued from dead", record.id());
     ++requeued;
   }
   c.response->set_requeued(requeued);
@@ -144,6 +146,10 @@ void Broker::HandlePurge(PurgeTenantCommand& c, Turn& turn) {
   }
   for (uint64_t id : doomed) Forget(id, *jobs_.Find(id), turn);
   c.response->set_purged(doomed.size());
+  logging::Log(spdlog::level::info, "tenant purged",
+               {{"tenant", c.request->tenant()},
+                {"pool", pool},
+                {"jobs", doomed.size()}});
   Reply(turn, std::move(c.done), Status::Ok());
 }
 

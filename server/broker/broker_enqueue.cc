@@ -104,6 +104,9 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
   } else {
     MakeReady(id, job, now_ms, turn, /*since_enqueue=*/true);
   }
+  LogJob(spdlog::level::debug, "job enqueued", id,
+         {{"priority", job.priority},
+          logging::Field::Time("ready_at", job.at_ms)});
   if (!key.empty()) {
     int64_t expires = now_ms + int64_t{config_.idempotency_window_seconds} * 1000;
     idempotency_.Insert(*tenant, key, id, expires);

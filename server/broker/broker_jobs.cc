@@ -42,7 +42,7 @@ void Broker::MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms,
   ExpectOk(scheduler_->Enqueue(
                {job_id, job.tenant, job.pool, job.priority, job.declared_cost()},
                Seconds(now_ms)),
-           "queue a ready job");
+           "queue a ready job", job_id);
   ++tenants_[job.tenant].queued;
   ++total_queued_;
   pool_has_news_[job.pool] = true;
@@ -108,13 +108,15 @@ void Broker::EndAttempt(uint64_t job_id, double runtime_s,
                         const std::string& error, bool retryable,
                         int64_t now_ms, Turn& turn) {
   JobMeta& job = *jobs_.Find(job_id);
-  ExpectOk(scheduler_->Fail(job_id, runtime_s), "end a leased attempt");
+  ExpectOk(scheduler_->Fail(job_id, runtime_s), "end a leased attempt", job_id);
   Leave(job_id, job, turn);
   jobs_.SetLastError(job_id, error);
   if (!retryable || job.attempts >= job.max_attempts) {
     MakeDead(job_id, job, now_ms, turn);
   } else {
     MakeScheduled(job_id, job, now_ms + Backoff(job), turn);
+    LogJob(spdlog::level::debug, "job retry scheduled", job_id,
+           {logging::Field::Time("due", job.at_ms)});
   }
 }
 
@@ -126,6 +128,8 @@ void Broker::MakeDead(uint64_t job_id, JobMeta& job, int64_t now_ms,
   dead.set_died_unix_ms(now_ms);
   turn.batch.PutDead(job_id, dead);
   ++DepthOf(job.tenant, job.pool).dead;
+  LogJob(spdlog::level::debug, "job dead", job_id,
+         {{"error", jobs_.LastError(job_id)}});
   jobs_.Erase(job_id);  // the record stays on disk with the dead letter
 }
 

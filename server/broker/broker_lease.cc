@@ -17,11 +17,20 @@ Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
     ids.push_back(leased.job().id());
   }
   auto records = store.GetJobs(ids);
-  if (!records.ok()) return records.status();
+  if (!records.ok()) {
+    logging::Log(
+        spdlog::level::err, "reading leased jobs failed",
+        {{"jobs", ids.size()}, {"error", records.status().ToString()}});
+    return records.status();
+  }
   for (int i = 0; i < response.jobs_size(); ++i) {
     const std::optional<v1::JobRecord>& record = (*records)[i];
-    if (!record) return Internal("store: leased job " + std::to_string(ids[i]) +
-                                 " has no record");
+    if (!record) {
+      logging::Log(spdlog::level::err, "leased job has no record",
+                   {{"job_id", ids[i]}});
+      return Internal("store: leased job " + std::to_string(ids[i]) +
+                      " has no record");
+    }
     v1::Job* job = response.mutable_jobs(i)->mutable_job();
     *job->mutable_spec() = record->spec();
     *job->mutable_enqueued_at() =
@@ -102,6 +111,8 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
   lease.set_last_error(jobs_.LastError(job_id));
   turn.batch.PutLease(job_id, lease);
   lease_timers_.push({job.at_ms, job_id, job.token});
+  LogJob(spdlog::level::debug, "job leased", job_id,
+         {{"worker", worker_id}, logging::Field::Time("deadline", job.at_ms)});
 
   v1::LeasedJob* leased = response->add_jobs();
   v1::Job* out = leased->mutable_job();
@@ -142,10 +153,11 @@ void Broker::HandleLeaseUndelivered(LeaseUndeliveredCommand& c,
   for (const auto& [job_id, token] : c.leases) {
     if (!CheckLease(job_id, token).ok()) continue;
     JobMeta& job = *jobs_.Find(job_id);
-    ExpectOk(scheduler_->Fail(job_id, 0), "return an undelivered job");
+    ExpectOk(scheduler_->Fail(job_id, 0), "return an undelivered job", job_id);
     Leave(job_id, job, turn);
     --job.attempts;
     MakeReady(job_id, job, now_ms, turn);
+    LogJob(spdlog::level::debug, "lease returned undelivered", job_id);
   }
 }
 

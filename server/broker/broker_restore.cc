@@ -3,11 +3,21 @@
 #include <limits>
 
 #include "absl/container/flat_hash_set.h"
-
 #include "server/broker/broker.h"
+#include "server/logging/logging.h"
 #include "server/config/tenant_settings.h"
 
 namespace fairq::server {
+namespace {
+
+// An index entry whose job record is missing: the entry is skipped (the
+// job cannot run without its spec) and reported.
+void RecordMissing(const char* index, uint64_t job_id) {
+  logging::Log(spdlog::level::warn, "index entry without job record skipped",
+               {{"index", index}, {"job_id", job_id}});
+}
+
+}  // namespace
 
 Status Broker::Restore(int64_t now_ms, Turn& turn) {
   for (const sched::OrgConfig& org : config_.orgs) {
@@ -170,7 +180,15 @@ Status Broker::RestoreJobs(int64_t now_ms) {
   }));
   place_ready_until(std::numeric_limits<int64_t>::max());
   for (const StoredIndexes::Ready* ready : unplaced) {
-    RestoreReady(ready->key, ready->entry, scratch);
+    if (!RestoreReady(ready->key, ready->entry, scratch)) {
+      RecordMissing("ready", ready->entry.job_id());
+    }
+  }
+  for (const auto& [id, entry] : idx.scheduled) {
+    if (jobs_.Find(id) == nullptr) RecordMissing("scheduled", id);
+  }
+  for (const auto& [id, lease] : idx.leases) {
+    if (jobs_.Find(id) == nullptr) RecordMissing("lease", id);
   }
   next_seq_ = std::max(next_seq_, idx.max_seq + 1);
   auto reservation = store_->GetIdReservation();
@@ -207,7 +225,7 @@ void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
   ++DepthOf(job.tenant, job.pool).leased;
   ExpectOk(scheduler_->AdoptRunning({job_id, job.tenant, job.pool,
                                      job.priority, job.declared_cost()}),
-           "restore a lease");
+           "restore a lease", job_id);
   lease_timers_.push({job.at_ms, job_id, job.token});
 }
 

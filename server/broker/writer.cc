@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include "server/logging/logging.h"
+
 namespace fairq::server {
 
 Writer::Writer(store::Store* store, size_t max_turns_in_flight)
@@ -72,7 +74,9 @@ std::vector<Writer::Applied> Writer::ApplyTurns(std::vector<Turn>& turns) {
     applied.push_back({Status::Ok(), !turn.batch.empty(), {}});
     if (!turn.batch.empty()) batches.push_back(std::move(turn.batch));
   }
+  bool was_failed = store_->failed();
   Status status = batches.empty() ? Status::Ok() : store_->Apply(batches);
+  LogFirstFailure(status, was_failed, turns.size());
   for (size_t i = 0; i < turns.size(); ++i) {
     for (Reply& reply : turns[i].replies_before_sync) reply(status);
     applied[i].status = status;
@@ -96,7 +100,9 @@ void Writer::SyncLoop() {
     // turn of the group has not made durable yet.
     bool wrote = false;
     for (const Applied& a : applied) wrote = wrote || a.wrote;
+    bool was_failed = store_->failed();
     Status sync = wrote ? store_->SyncLog() : Status::Ok();
+    LogFirstFailure(sync, was_failed, applied.size());
     for (Applied& a : applied) {
       const Status& status = a.status.ok() ? sync : a.status;
       for (Reply& reply : a.replies) reply(status);
@@ -108,6 +114,16 @@ void Writer::SyncLoop() {
     changed_.notify_all();
     applied.clear();
   }
+}
+
+// Logged once, not per caller: from here on the store refuses every write,
+// and each caller gets the error in its reply.
+void Writer::LogFirstFailure(const Status& status, bool was_failed,
+                             size_t turns) {
+  if (status.ok() || was_failed) return;
+  logging::Log(spdlog::level::err,
+               "store write failed; store now refuses writes",
+               {{"turns", turns}, {"error", status.ToString()}});
 }
 
 }  // namespace fairq::server

@@ -65,6 +65,8 @@ class Writer {
   void SyncLoop();
   // Applies `turns` and runs their before-sync replies; returns the rest.
   std::vector<Applied> ApplyTurns(std::vector<Turn>& turns);
+  static void LogFirstFailure(const Status& status, bool was_failed,
+                              size_t turns);
 
   store::Store* const store_;
   const size_t max_in_flight_;

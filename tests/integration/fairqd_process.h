@@ -42,7 +42,8 @@ class FairqdProcess {
   int port() const { return port_; }
   const std::string& data_dir() const { return data_dir_; }
   const std::string& error() const { return error_; }
-  // What fairqd wrote to stdout and stderr so far (for failure messages).
+  // What fairqd wrote to stderr so far: its log (stdout carries only the
+  // port line).
   std::string Log() const;
 
   std::unique_ptr<v1::Producer::Stub> Producer();
