@@ -50,7 +50,7 @@ void ExpectDefaults(const DaemonConfig& c) {
   EXPECT_EQ(c.idempotency_window_seconds, 86400u);
   EXPECT_EQ(c.max_queued_total, 0u);
   EXPECT_EQ(c.scheduling.policy, sched::Policy::kDrr);
-  EXPECT_EQ(c.scheduling.quantum, 1.0);
+  EXPECT_EQ(c.scheduling.quantum, 0.01);
   EXPECT_EQ(c.scheduling.max_deficit, 4.0);
   EXPECT_EQ(c.scheduling.default_cost, 1.0);
   EXPECT_EQ(c.scheduling.estimate_alpha, 0.2);

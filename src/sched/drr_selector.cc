@@ -127,10 +127,28 @@ void DrrSelector::Charge(TenantId tenant, double worker_seconds) {
   OrgNode& org = Org(org_id);
   // A refund can lift credit no higher than the ceiling, and no higher than
   // zero for whoever is idle (idle parties bank nothing).
-  node.deficit = std::min(node.deficit - worker_seconds,
-                          idle ? 0.0 : TenantCeiling(tenant));
-  org.deficit = std::min(org.deficit - worker_seconds,
-                         org.active == 0 ? 0.0 : OrgCeiling(org_id));
+  node.deficit = std::min(
+      node.deficit - worker_seconds,
+      idle ? 0.0 : CreditLimit(node.deficit, worker_seconds,
+                               options_.quantum * Weight(tenant),
+                               TenantCeiling(tenant)));
+  org.deficit = std::min(
+      org.deficit - worker_seconds,
+      org.active == 0 ? 0.0
+                      : CreditLimit(org.deficit, worker_seconds,
+                                    options_.quantum * org_weights_[org_id],
+                                    OrgCeiling(org_id)));
+}
+
+// A refund (a job ran shorter than it was charged) repays debt but leaves at
+// most one turn's grant of credit, or what was there before. Banking more
+// would let a tenant whose jobs were overestimated (the default cost before
+// any runtime is known) take hundreds of short jobs in a row once the refunds
+// come in, while newly arriving tenants wait.
+double DrrSelector::CreditLimit(double before, double worker_seconds,
+                                double grant, double ceiling) {
+  if (worker_seconds >= 0) return ceiling;
+  return std::min(ceiling, std::max(before, grant));
 }
 
 double DrrSelector::Deficit(TenantId tenant) const {

@@ -83,6 +83,8 @@ class DrrSelector : public Selector {
   OrgNode& Org(OrgId org);
   double Weight(TenantId tenant) const { return tenants_[tenant].settings.weight; }
   double TenantCeiling(TenantId tenant) const;
+  static double CreditLimit(double before, double worker_seconds, double grant,
+                            double ceiling);
   double OrgCeiling(OrgId org) const;
 
   const SchedulerOptions& options_;

@@ -100,6 +100,7 @@ TEST(SchedulerValidationTest, RejectsBadOptions) {
   options.quantum = 0;
   ExpectInvalid(Scheduler::Create(options).status(), "quantum");
   options = {};
+  options.quantum = 1;
   options.max_deficit = 0.5;  // below the quantum
   ExpectInvalid(Scheduler::Create(options).status(), "max_deficit");
   options = {};
@@ -253,6 +254,7 @@ TEST(SchedulerTest, ChangingOrganisationKeepsDebt) {
 
 TEST(SchedulerTest, LoweredWeightLowersBankedCredit) {
   SchedulerOptions options;
+  options.quantum = 1;
   options.max_deficit = 4;
   SchedulerHarness h(options);
   TenantId a = h.Add("a", 10);
@@ -260,7 +262,7 @@ TEST(SchedulerTest, LoweredWeightLowersBankedCredit) {
   std::vector<Dispatch> leased;
   for (int i = 0; i < 3; ++i) leased.push_back(*h.Lease());
   for (const Dispatch& d : leased) ASSERT_TRUE(h.scheduler->Complete(d.job, 0).ok());
-  ASSERT_EQ(h.Stats(a).deficit, 40.0);
+  ASSERT_EQ(h.Stats(a).deficit, 10.0);  // refunds leave one grant (1 x 10)
   ASSERT_TRUE(h.scheduler->UpdateTenant(a, Config("a", 1)).ok());
   EXPECT_EQ(h.Stats(a).deficit, 4.0);
 }
@@ -307,8 +309,9 @@ TEST(SchedulerTest, LeavingTheRingForfeitsCreditButKeepsDebt) {
   EXPECT_DOUBLE_EQ(h.Stats(a).deficit, -8.0);
 }
 
-TEST(SchedulerTest, RefundsAreCappedAtTheCeiling) {
+TEST(SchedulerTest, RefundsLeaveAtMostOneGrantOfCredit) {
   SchedulerOptions options;
+  options.quantum = 1;
   options.max_deficit = 4;
   SchedulerHarness h(options);
   TenantId a = h.Add("a", 2);
@@ -318,7 +321,22 @@ TEST(SchedulerTest, RefundsAreCappedAtTheCeiling) {
   for (const Dispatch& d : leased) {
     ASSERT_TRUE(h.scheduler->Complete(d.job, 0.0).ok());  // refund of 100
   }
-  EXPECT_DOUBLE_EQ(h.Stats(a).deficit, 8.0);  // max_deficit x weight
+  // One grant (quantum 1 x weight 2), not the ceiling (max_deficit x 2 = 8):
+  // banked refunds would let it run a burst of short jobs later.
+  EXPECT_DOUBLE_EQ(h.Stats(a).deficit, 2.0);
+}
+
+TEST(SchedulerTest, ARefundNeverTakesAwayCreditAlreadyBanked) {
+  SchedulerOptions options;
+  options.quantum = 1;
+  options.max_deficit = 4;
+  SchedulerHarness h(options);
+  TenantId a = h.Add("a");
+  h.Queue(a, 2, 0.5);
+  Dispatch d = *h.Lease();  // credit 1 - 0.5 = 0.5 left
+  ASSERT_DOUBLE_EQ(h.Stats(a).deficit, 0.5);
+  ASSERT_TRUE(h.scheduler->Complete(d.job, 0.25).ok());  // refund 0.25
+  EXPECT_DOUBLE_EQ(h.Stats(a).deficit, 0.75);  // under one grant: kept whole
 }
 
 // --- Caps and floors --------------------------------------------------------

@@ -69,7 +69,7 @@ struct SchedulerOptions {
   // Worker-seconds of credit a tenant (or organisation) of weight 1 earns per
   // turn. Near the typical job cost gives O(1) decisions; smaller interleaves
   // tenants more finely.
-  double quantum = 1.0;
+  double quantum = 0.01;
   // Ceiling on banked credit, in worker-seconds per unit of weight. Must be at
   // least `quantum`.
   double max_deficit = 4.0;

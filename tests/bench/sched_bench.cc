@@ -22,9 +22,11 @@ struct Loaded {
 size_t HeapInUse() { return mallinfo2().uordblks; }
 
 // `tenants` tenants sharing `backlog` queued 1-second jobs in one pool.
-Loaded Load(int64_t tenants, int64_t backlog, Policy policy) {
+Loaded Load(int64_t tenants, int64_t backlog, Policy policy,
+            double quantum = 1.0) {
   SchedulerOptions options;
   options.policy = policy;
+  options.quantum = quantum;
   Loaded loaded{std::move(Scheduler::Create(options)).value()};
   Scheduler& s = *loaded.scheduler;
   PoolId pool = s.AddPool("default").value();
@@ -73,6 +75,16 @@ void BM_DecisionsByActiveTenants(benchmark::State& state) {
   RunDecisions(state, *loaded.scheduler);
 }
 BENCHMARK(BM_DecisionsByActiveTenants)->Arg(10)->Arg(1000)->Arg(100000);
+
+// A quantum below the job cost (1 s): every tenant goes into debt at each
+// dispatch, so decisions walk the ring and skip rounds. 1k active tenants;
+// the argument is the quantum in milliseconds.
+void BM_DecisionsByQuantum(benchmark::State& state) {
+  Loaded loaded = Load(1000, 10000, Policy::kDrr,
+                       static_cast<double>(state.range(0)) / 1000.0);
+  RunDecisions(state, *loaded.scheduler);
+}
+BENCHMARK(BM_DecisionsByQuantum)->Arg(1000)->Arg(100)->Arg(10);
 
 // Organisations of 10 tenants each: the two-level path.
 void BM_DecisionsHierarchy(benchmark::State& state) {
