@@ -51,13 +51,17 @@ void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
   Reply(turn, std::move(c.done), status);
 }
 
-void Broker::HandleComplete(CompleteCommand& c, Turn& turn) {
+void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Completion& done : c.request->completions()) {
     Status status = CheckLease(done.job_id(), done.lease_token());
     if (status.ok()) {
       ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
                "complete a leased job");
-      Forget(done.job_id(), *jobs_.Find(done.job_id()), turn);
+      JobMeta& job = *jobs_.Find(done.job_id());
+      metrics_.LeaseEnded(job.tenant, job.pool, Seconds(done.runtime()),
+                          now_ms);
+      metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kCompleted);
+      Forget(done.job_id(), job, turn);
     }
     SetResult(c.response->add_results(), status);
   }
@@ -68,6 +72,8 @@ void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Failure& failure : c.request->failures()) {
     Status status = CheckLease(failure.job_id(), failure.lease_token());
     if (status.ok()) {
+      const JobMeta& job = *jobs_.Find(failure.job_id());
+      metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kFailed);
       EndAttempt(failure.job_id(), Seconds(failure.runtime()),
                  failure.error(), failure.retryable(), now_ms, turn);
     }
@@ -92,6 +98,7 @@ void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
       lease_timers_.push({job->at_ms, timer.job_id, timer.stamp});
       continue;
     }
+    metrics_.Count(job->tenant, job->pool, metrics::JobEvent::kLeaseExpired);
     EndAttempt(timer.job_id, job->lease_ms / 1000.0, "lease expired", true,
                now_ms, turn);
   }

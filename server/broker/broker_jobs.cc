@@ -104,11 +104,13 @@ void Broker::EndAttempt(uint64_t job_id, double runtime_s,
                         int64_t now_ms, Turn& turn) {
   JobMeta& job = *jobs_.Find(job_id);
   ExpectOk(scheduler_->Fail(job_id, runtime_s), "end a leased attempt");
+  metrics_.LeaseEnded(job.tenant, job.pool, runtime_s, now_ms);
   Leave(job_id, job, turn);
   jobs_.SetLastError(job_id, error);
   if (!retryable || job.attempts >= job.max_attempts) {
     MakeDead(job_id, job, now_ms, turn);
   } else {
+    metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kRetried);
     MakeScheduled(job_id, job, now_ms + Backoff(job), turn);
   }
 }
@@ -121,6 +123,7 @@ void Broker::MakeDead(uint64_t job_id, JobMeta& job, int64_t now_ms,
   dead.set_died_unix_ms(now_ms);
   turn.batch.PutDead(job_id, dead);
   ++DepthOf(job.tenant, job.pool).dead;
+  metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kDead);
   jobs_.Erase(job_id);  // the record stays on disk with the dead letter
 }
 

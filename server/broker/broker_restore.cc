@@ -128,6 +128,7 @@ Status Broker::RestoreIndexes(int64_t now_ms, Turn& turn) {
                                            job->priority, job->declared_cost()}),
                  "restore a lease");
         lease_timers_.push({job->at_ms, job_id, job->token});
+        metrics_.LeaseAdopted(job->tenant, job->pool, now_ms);
         return true;
       }));
   FAIRQ_RETURN_IF_ERROR(store_->ScanDead(0, [&](uint64_t job_id,

@@ -12,10 +12,12 @@ int64_t NowUnixMs() {
 }
 
 Dispatcher::Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
-                       store::Store* store, size_t queue_capacity)
+                       store::Store* store, size_t queue_capacity,
+                       metrics::Metrics& metrics)
     : broker_(std::move(broker)),
       writer_(writer),
       store_(store),
+      metrics_(metrics),
       queue_(queue_capacity) {}
 
 Dispatcher::~Dispatcher() { Stop(); }
@@ -55,6 +57,7 @@ void Dispatcher::Loop() {
     }
     commands.clear();
     open = queue_.PopAll(wake, &commands);
+    auto start = std::chrono::steady_clock::now();
     int64_t now = NowUnixMs();
     Turn turn(store_->NewBatch());
     broker_->RunTimers(now, turn);
@@ -64,6 +67,9 @@ void Dispatcher::Loop() {
     if (!turn.batch.empty() || !turn.replies.empty()) {
       writer_->Submit(std::move(turn));
     }
+    metrics_.TurnDone(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
   }
 }
 

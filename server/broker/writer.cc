@@ -1,9 +1,12 @@
 #include "server/broker/writer.h"
 
+#include <chrono>
+
 namespace fairq::server {
 
-Writer::Writer(store::Store* store, size_t max_pending_turns)
-    : store_(store), max_pending_(max_pending_turns) {}
+Writer::Writer(store::Store* store, size_t max_pending_turns,
+               metrics::Metrics& metrics)
+    : store_(store), max_pending_(max_pending_turns), metrics_(metrics) {}
 
 Writer::~Writer() { Stop(); }
 
@@ -40,7 +43,13 @@ void Writer::Loop() {
     for (Turn& turn : turns) {
       if (!turn.batch.empty()) batches.push_back(std::move(turn.batch));
     }
+    auto start = std::chrono::steady_clock::now();
     Status commit = batches.empty() ? Status::Ok() : store_->Commit(batches);
+    if (!batches.empty()) {
+      std::chrono::duration<double> took =
+          std::chrono::steady_clock::now() - start;
+      metrics_.GroupCommitted(took.count(), batches.size());
+    }
     for (Turn& turn : turns) {
       for (Reply& reply : turn.replies) reply(commit);
     }

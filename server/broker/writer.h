@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "metrics/metrics.h"
 #include "store/store.h"
 
 namespace fairq::server {
@@ -34,7 +35,9 @@ struct Turn {
 
 class Writer {
  public:
-  Writer(store::Store* store, size_t max_pending_turns);
+  // `metrics` hears of each group commit; it must outlive the writer.
+  Writer(store::Store* store, size_t max_pending_turns,
+         metrics::Metrics& metrics = metrics::NoMetrics());
   ~Writer();  // stops and joins
 
   void Start();
@@ -48,6 +51,7 @@ class Writer {
 
   store::Store* const store_;
   const size_t max_pending_;
+  metrics::Metrics& metrics_;
   std::mutex mu_;
   std::condition_variable changed_;
   std::vector<Turn> pending_;

@@ -72,8 +72,8 @@ std::vector<double> PoolShares(const std::vector<ShareInput>& tenants,
   for (size_t i = 0; i < tenants.size(); ++i) {
     const ShareInput& t = tenants[i];
     if (!t.active) continue;
-    shares[i] = org_weights[t.org] / orgs_total * t.weight /
-                org_active_weight[t.org];
+    shares[i] =
+        org_weights[t.org] / orgs_total * t.weight / org_active_weight[t.org];
   }
   return shares;
 }

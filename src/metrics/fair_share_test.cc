@@ -28,11 +28,10 @@ TEST(PoolSharesTest, OrganisationsShareFirstThenTheirTenants) {
 }
 
 TEST(PoolSharesTest, WeightsWithinAnOrganisationSplitItsShare) {
-  std::vector<double> shares =
-      PoolShares({{3, 0, true}, {1, 0, true}, {1, 1, true}, {1, 1, false}},
-                 {2, 2});
-  EXPECT_THAT(shares, ElementsAre(DoubleEq(0.375), DoubleEq(0.125),
-                                  DoubleEq(0.5), 0));
+  std::vector<double> shares = PoolShares(
+      {{3, 0, true}, {1, 0, true}, {1, 1, true}, {1, 1, false}}, {2, 2});
+  EXPECT_THAT(shares,
+              ElementsAre(DoubleEq(0.375), DoubleEq(0.125), DoubleEq(0.5), 0));
 }
 
 TEST(PoolSharesTest, NobodyActiveMeansNoShares) {
@@ -76,9 +75,9 @@ TEST(ShareWindowTest, TheWindowStartsAtTheNewestScrapeOldEnough) {
   window.Started(0, 0, 0);  // one slot from t = 0, never released
   window.Advance(10'000);   // the first window runs from the start
   EXPECT_DOUBLE_EQ(window.Received(0, 0), 10);
-  window.Advance(40'000);   // then from the first scrape
+  window.Advance(40'000);  // then from the first scrape
   EXPECT_DOUBLE_EQ(window.Received(0, 0), 30);
-  window.Advance(75'000);   // from 10 s: none is 60 s old yet
+  window.Advance(75'000);  // from 10 s: none is 60 s old yet
   EXPECT_DOUBLE_EQ(window.Received(0, 0), 65);
   window.Advance(100'000);  // from 40 s, the newest at least 60 s old
   EXPECT_DOUBLE_EQ(window.Received(0, 0), 60);

@@ -57,8 +57,7 @@ class Metrics {
   virtual void LeaseStarted(uint32_t tenant, uint32_t pool, int64_t wait_ms,
                             int64_t now_ms) = 0;
   // A lease restored at startup: it holds a slot but was granted before.
-  virtual void LeaseAdopted(uint32_t tenant, uint32_t pool,
-                            int64_t now_ms) = 0;
+  virtual void LeaseAdopted(uint32_t tenant, uint32_t pool, int64_t now_ms) = 0;
   // A leased attempt ended (completed, failed, lapsed or never delivered)
   // after the worker-seconds `runtime_s` it reported (the lease length for
   // a lapse, 0 when undelivered).

@@ -1,8 +1,8 @@
 #include "metrics/metrics_exporter.h"
 
-#include <exception>
-
 #include <prometheus/exposer.h>
+
+#include <exception>
 
 namespace fairq::metrics {
 

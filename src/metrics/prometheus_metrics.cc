@@ -18,7 +18,7 @@ constexpr char kOtherTenant[] = "_other";
 
 // The contract's buckets (docs/metrics.md): 1 ms to an hour.
 const prometheus::Histogram::BucketBoundaries kWaitBuckets = {
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,  1,
     2.5,   5,      10,    30,   60,    120,  300, 600,  1800, 3600};
 const prometheus::Histogram::BucketBoundaries kTurnBuckets = {
     0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
@@ -40,8 +40,8 @@ constexpr std::chrono::seconds kWaitWindow{60};
 constexpr int kWaitWindowBuckets = 5;
 
 constexpr std::array<const char*, kJobEventCount> kJobEventNames = {
-    "enqueued", "completed", "failed", "retried",
-    "lease_expired", "canceled", "dead"};
+    "enqueued",      "completed", "failed", "retried",
+    "lease_expired", "canceled",  "dead"};
 constexpr std::array<const char*, kJobEventCount> kJobEventHelp = {
     "Jobs accepted by Enqueue or EnqueueBatch.",
     "Leased attempts that completed.",
@@ -52,24 +52,23 @@ constexpr std::array<const char*, kJobEventCount> kJobEventHelp = {
     "Jobs moved to DEAD."};
 constexpr std::array<const char*, kRejectionCount> kRejectionNames = {
     "tenant_queue_full", "rate_limited", "broker_full", "unknown_tenant"};
-constexpr std::array<const char*, 17> kCodeNames = {
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED"};
+constexpr std::array<const char*, 17> kCodeNames = {"OK",
+                                                    "CANCELLED",
+                                                    "UNKNOWN",
+                                                    "INVALID_ARGUMENT",
+                                                    "DEADLINE_EXCEEDED",
+                                                    "NOT_FOUND",
+                                                    "ALREADY_EXISTS",
+                                                    "PERMISSION_DENIED",
+                                                    "RESOURCE_EXHAUSTED",
+                                                    "FAILED_PRECONDITION",
+                                                    "ABORTED",
+                                                    "OUT_OF_RANGE",
+                                                    "UNIMPLEMENTED",
+                                                    "INTERNAL",
+                                                    "UNAVAILABLE",
+                                                    "DATA_LOSS",
+                                                    "UNAUTHENTICATED"};
 constexpr size_t kUnknownCode = 2;
 
 template <class T>
@@ -142,12 +141,10 @@ PrometheusMetrics::PrometheusMetrics(PrometheusOptions options)
       wait_(Build(prometheus::BuildHistogram(), "fairq_queue_wait_seconds",
                   "Queue wait: from ready (enqueue or due time) to lease.",
                   *registry_)),
-      wait_window_(Build(prometheus::BuildSummary(),
-                         "fairq_queue_wait_window_seconds",
-                         "Queue wait quantiles over a sliding 60 s window.",
-                         *registry_)),
-      turn_(Build(prometheus::BuildHistogram(),
-                  "fairq_dispatcher_turn_seconds",
+      wait_window_(Build(
+          prometheus::BuildSummary(), "fairq_queue_wait_window_seconds",
+          "Queue wait quantiles over a sliding 60 s window.", *registry_)),
+      turn_(Build(prometheus::BuildHistogram(), "fairq_dispatcher_turn_seconds",
                   "Dispatcher loop turn: timers, commands, matching, handing "
                   "the turn to the writer.",
                   *registry_)
@@ -180,10 +177,10 @@ PrometheusMetrics::PrometheusMetrics(PrometheusOptions options)
       slots_(options_.max_tenant_series + 1),
       window_(options_.share_window.count()) {
   for (size_t e = 0; e < kJobEventCount; ++e) {
-    job_events_[e] = &Build(
-        prometheus::BuildCounter(),
-        std::string("fairq_jobs_") + kJobEventNames[e] + "_total",
-        kJobEventHelp[e], *registry_);
+    job_events_[e] =
+        &Build(prometheus::BuildCounter(),
+               std::string("fairq_jobs_") + kJobEventNames[e] + "_total",
+               kJobEventHelp[e], *registry_);
   }
   Build(prometheus::BuildGauge(), "fairq_build_info",
         "1, labeled with the version and source revision of this fairqd.",
@@ -198,8 +195,7 @@ PrometheusMetrics::PrometheusMetrics(PrometheusOptions options)
     return rpc;
   };
   for (const std::string& method : options_.rpc_methods) {
-    std::string label =
-        method.starts_with('/') ? method.substr(1) : method;
+    std::string label = method.starts_with('/') ? method.substr(1) : method;
     rpcs_.emplace_back(method, series(std::move(label)));
   }
   std::sort(rpcs_.begin(), rpcs_.end(),
@@ -223,8 +219,7 @@ void PrometheusMetrics::NamePool(uint32_t pool, std::string_view name) {
   pool_names_[pool] = name;
 }
 
-void PrometheusMetrics::Count(uint32_t tenant, uint32_t pool,
-                              JobEvent event) {
+void PrometheusMetrics::Count(uint32_t tenant, uint32_t pool, JobEvent event) {
   Series(tenant, pool).events[static_cast<size_t>(event)]->Increment();
 }
 
@@ -285,10 +280,9 @@ PrometheusMetrics::PoolSeries& PrometheusMetrics::CreateSeries(uint32_t slot,
   }
   series.worker_seconds = &worker_seconds_.Add(labels);
   series.wait = &wait_.Add(labels, kWaitBuckets);
-  series.wait_window =
-      &wait_window_.Add(labels, kWaitQuantiles,
-                        std::chrono::milliseconds(kWaitWindow),
-                        kWaitWindowBuckets);
+  series.wait_window = &wait_window_.Add(labels, kWaitQuantiles,
+                                         std::chrono::milliseconds(kWaitWindow),
+                                         kWaitWindowBuckets);
   series.dispatched = &dispatched_.Add(labels);  // last: marks it complete
   return series;
 }
@@ -318,7 +312,8 @@ PrometheusMetrics::ScrapeView PrometheusMetrics::Digest(
     const BrokerState& state, int64_t now_ms) {
   std::vector<bool> busy(state.tenants.size());
   for (const TenantPoolState& row : state.rows) {
-    if (row.tenant < busy.size() && row.ready + row.scheduled + row.leased > 0) {
+    if (row.tenant < busy.size() &&
+        row.ready + row.scheduled + row.leased > 0) {
       busy[row.tenant] = true;
     }
   }
@@ -368,7 +363,8 @@ PrometheusMetrics::ScrapeView PrometheusMetrics::Digest(
     for (; end != pairs.end() && end->first.first == pool; ++end) {
       const TenantState& tenant = state.tenants[end->first.second];
       const TenantPoolState* row = end->second.row;
-      bool runs = row && ((row->ready > 0 && !tenant.paused) || row->leased > 0);
+      bool runs =
+          row && ((row->ready > 0 && !tenant.paused) || row->leased > 0);
       now_inputs.push_back({tenant.weight, tenant.org, runs});
       window_inputs.push_back(
           {tenant.weight, tenant.org, runs || end->second.received > 0});
@@ -388,14 +384,15 @@ PrometheusMetrics::ScrapeView PrometheusMetrics::Digest(
         out.leased += row->leased;
         out.dead += row->dead;
         if (row->oldest_ready_ms &&
-            (!out.oldest_ready_ms || *row->oldest_ready_ms < *out.oldest_ready_ms)) {
+            (!out.oldest_ready_ms ||
+             *row->oldest_ready_ms < *out.oldest_ready_ms)) {
           out.oldest_ready_ms = row->oldest_ready_ms;
         }
         if (slot != TenantLabels::kOther) out.cap_slots = row->cap_slots;
         bool paused = state.tenants[it->first.second].paused;
-        out.starved |= Starved(paused ? 0 : row->ready, row->leased,
-                               now_shares[i], slots, row->cap_slots,
-                               row->floor_slots);
+        out.starved |=
+            Starved(paused ? 0 : row->ready, row->leased, now_shares[i], slots,
+                    row->cap_slots, row->floor_slots);
       }
       if (window_inputs[i].active) {
         out.in_share = true;
@@ -413,8 +410,8 @@ PrometheusMetrics::ScrapeView PrometheusMetrics::Digest(
     }
   }
   for (uint32_t pool = 0; pool < state.pools.size(); ++pool) {
-    view.pools.push_back(
-        {pool < pool_names_.size() ? pool_names_[pool] : "", state.pools[pool]});
+    view.pools.push_back({pool < pool_names_.size() ? pool_names_[pool] : "",
+                          state.pools[pool]});
   }
   view.tenant_series = labels_.labeled();
   return view;
@@ -504,7 +501,8 @@ std::vector<MetricFamily> PrometheusMetrics::Collect() const {
     families.back().metric.push_back(GaugeMetric({}, value));
   };
   if (sources_.queue_depth) {
-    single("fairq_dispatcher_queue_depth", "Commands waiting for the dispatcher.",
+    single("fairq_dispatcher_queue_depth",
+           "Commands waiting for the dispatcher.",
            static_cast<double>(sources_.queue_depth()));
   }
   if (sources_.store_failed) {
@@ -516,13 +514,13 @@ std::vector<MetricFamily> PrometheusMetrics::Collect() const {
   if (!view) return families;
   // Ages are taken now, at the scrape, so they grow while a job waits.
   int64_t now_ms = UnixNowMs();
-  MetricFamily age = GaugeFamily(
-      "fairq_oldest_ready_age_seconds",
-      "Age of the oldest READY job at scrape time; 0 when none.");
+  MetricFamily age =
+      GaugeFamily("fairq_oldest_ready_age_seconds",
+                  "Age of the oldest READY job at scrape time; 0 when none.");
   MetricFamily jobs = GaugeFamily("fairq_jobs", "Jobs in each state.");
-  MetricFamily cap = GaugeFamily(
-      "fairq_tenant_cap_slots", "The tenant's cap in slots at the pool's "
-                                "live capacity; absent without a cap.");
+  MetricFamily cap = GaugeFamily("fairq_tenant_cap_slots",
+                                 "The tenant's cap in slots at the pool's "
+                                 "live capacity; absent without a cap.");
   MetricFamily ratio = GaugeFamily(
       "fairq_tenant_fair_share_ratio",
       "Slot-seconds received / entitled over the last 60 s (1 = its share).");
@@ -548,7 +546,8 @@ std::vector<MetricFamily> PrometheusMetrics::Collect() const {
       jobs.metric.push_back(
           GaugeMetric(std::move(with_state), static_cast<double>(count)));
     }
-    if (row.cap_slots) cap.metric.push_back(GaugeMetric(labels, *row.cap_slots));
+    if (row.cap_slots)
+      cap.metric.push_back(GaugeMetric(labels, *row.cap_slots));
     if (row.in_share) {
       // Nobody received anything: nobody fell short of a share of it.
       double value = row.entitled > 0 ? row.received / row.entitled : 1;
@@ -567,7 +566,8 @@ std::vector<MetricFamily> PrometheusMetrics::Collect() const {
   for (const ScrapeView::Pool& pool : view->pools) {
     workers.metric.push_back(
         GaugeMetric({{"pool", pool.name}}, pool.state.workers));
-    slots.metric.push_back(GaugeMetric({{"pool", pool.name}}, pool.state.slots));
+    slots.metric.push_back(
+        GaugeMetric({{"pool", pool.name}}, pool.state.slots));
   }
   for (MetricFamily* family :
        {&age, &jobs, &cap, &ratio, &starved, &weight, &workers, &slots}) {

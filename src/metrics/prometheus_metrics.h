@@ -13,6 +13,14 @@
 #ifndef FAIRQ_METRICS_PROMETHEUS_METRICS_H_
 #define FAIRQ_METRICS_PROMETHEUS_METRICS_H_
 
+#include <prometheus/collectable.h>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/summary.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -24,14 +32,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <prometheus/collectable.h>
-#include <prometheus/counter.h>
-#include <prometheus/family.h>
-#include <prometheus/gauge.h>
-#include <prometheus/histogram.h>
-#include <prometheus/registry.h>
-#include <prometheus/summary.h>
 
 #include "metrics/broker_state.h"
 #include "metrics/fair_share.h"
@@ -67,8 +67,7 @@ struct MetricsSources {
   std::function<bool()> store_failed;
 };
 
-class PrometheusMetrics final : public Metrics,
-                                public prometheus::Collectable {
+class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
  public:
   explicit PrometheusMetrics(PrometheusOptions options);
   ~PrometheusMetrics() override;
@@ -88,8 +87,7 @@ class PrometheusMetrics final : public Metrics,
                   int64_t now_ms) override;
   void TurnDone(double seconds) override;
   void GroupCommitted(double seconds, size_t turns) override;
-  void RpcFinished(std::string_view method, int code,
-                   double seconds) override;
+  void RpcFinished(std::string_view method, int code, double seconds) override;
 
   // prometheus::Collectable: every metric, the scrape-time gauges computed
   // from a fresh snapshot. Any thread but the dispatcher's.

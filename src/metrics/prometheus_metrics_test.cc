@@ -1,10 +1,10 @@
 #include "metrics/prometheus_metrics.h"
 
-#include <chrono>
-#include <sstream>
-
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
+
+#include <chrono>
+#include <sstream>
 
 #include "metrics/exposition_test_util.h"
 
@@ -38,8 +38,8 @@ class PrometheusMetricsTest : public ::testing::Test {
   void AddTenants(std::initializer_list<const char*> names) {
     for (const char* name : names) {
       metrics_->NameTenant(static_cast<uint32_t>(state_.tenants.size()), name);
-      state_.tenants.push_back({1, static_cast<uint32_t>(
-                                       state_.org_weights.size()), false});
+      state_.tenants.push_back(
+          {1, static_cast<uint32_t>(state_.org_weights.size()), false});
       state_.org_weights.push_back(1);
     }
   }
@@ -85,11 +85,11 @@ TEST_F(PrometheusMetricsTest, CountersByTenantAndPool) {
   EXPECT_EQ(Value(s, TP("fairq_jobs_dispatched_total", "a")), 1);
   EXPECT_EQ(Value(s, TP("fairq_jobs_completed_total", "a")), 1);
   EXPECT_EQ(Value(s, TP("fairq_worker_seconds_total", "a")), 1.5);
-  for (const char* event : {"failed", "retried", "lease_expired", "dead",
-                            "canceled"}) {
-    EXPECT_EQ(Value(s, TP(std::string("fairq_jobs_") + event + "_total", "b",
-                          "gpu")),
-              1)
+  for (const char* event :
+       {"failed", "retried", "lease_expired", "dead", "canceled"}) {
+    EXPECT_EQ(
+        Value(s, TP(std::string("fairq_jobs_") + event + "_total", "b", "gpu")),
+        1)
         << event;
   }
   EXPECT_EQ(Value(s, TP("fairq_jobs_failed_total", "a")), 0);
@@ -108,7 +108,8 @@ TEST_F(PrometheusMetricsTest, TenantsPastTheCapAddUpUnderOther) {
   AddTenants({"a", "b", "c", "d"});
   metrics_->NamePool(0, "default");
   for (uint32_t t = 0; t < 4; ++t) {
-    for (uint32_t n = 0; n <= t; ++n) metrics_->Count(t, 0, JobEvent::kEnqueued);
+    for (uint32_t n = 0; n <= t; ++n)
+      metrics_->Count(t, 0, JobEvent::kEnqueued);
   }
   state_.rows = {{0, 0, 1, 0, 0, 0, now_ms_ - 1000, std::nullopt, 0},
                  {1, 0, 2, 0, 0, 0, now_ms_ - 2000, std::nullopt, 0},
@@ -120,9 +121,9 @@ TEST_F(PrometheusMetricsTest, TenantsPastTheCapAddUpUnderOther) {
   EXPECT_EQ(Value(s, TP("fairq_jobs_enqueued_total", "_other")), 3 + 4);
   EXPECT_EQ(Value(s, TP("fairq_jobs_enqueued_total", "c")), -1);
   auto jobs = [&](const char* tenant, const char* state) {
-    return Value(s, Key("fairq_jobs", {{"tenant", tenant},
-                                       {"pool", "default"},
-                                       {"state", state}}));
+    return Value(
+        s, Key("fairq_jobs",
+               {{"tenant", tenant}, {"pool", "default"}, {"state", state}}));
   };
   EXPECT_EQ(jobs("_other", "ready"), 7);
   EXPECT_EQ(jobs("_other", "scheduled"), 1);
@@ -181,9 +182,9 @@ TEST_F(PrometheusMetricsTest, WaitHistogramAndWindowQuantiles) {
   EXPECT_EQ(Value(s, TP("fairq_queue_wait_seconds_count", "a")), 100);
   EXPECT_NEAR(Value(s, TP("fairq_queue_wait_seconds_sum", "a")), 5.05, 1e-9);
   auto quantile = [&](const char* q) {
-    return Value(s, Key("fairq_queue_wait_window_seconds",
-                        {{"tenant", "a"}, {"pool", "default"},
-                         {"quantile", q}}));
+    return Value(s,
+                 Key("fairq_queue_wait_window_seconds",
+                     {{"tenant", "a"}, {"pool", "default"}, {"quantile", q}}));
   };
   // Within each quantile's tolerated rank error (5%, 1%, 0.1%).
   EXPECT_NEAR(quantile("0.5"), 0.050, 0.0051);
@@ -230,11 +231,11 @@ TEST_F(PrometheusMetricsTest, FairShareRatioOverTheWindow) {
                  {1, 0, 0, 0, 1, 0, std::nullopt, std::nullopt, 0},
                  {2, 0, 5, 0, 0, 0, now_ms_, std::nullopt, 0}};
   Samples s = Scrape();
-  EXPECT_NEAR(Value(s, TP("fairq_tenant_fair_share_ratio", "a")), 30 / (40.0 / 3),
-              1e-9)
+  EXPECT_NEAR(Value(s, TP("fairq_tenant_fair_share_ratio", "a")),
+              30 / (40.0 / 3), 1e-9)
       << text_;
-  EXPECT_NEAR(Value(s, TP("fairq_tenant_fair_share_ratio", "b")), 10 / (40.0 / 3),
-              1e-9);
+  EXPECT_NEAR(Value(s, TP("fairq_tenant_fair_share_ratio", "b")),
+              10 / (40.0 / 3), 1e-9);
   EXPECT_EQ(Value(s, TP("fairq_tenant_fair_share_ratio", "c")), 0);
   EXPECT_EQ(Value(s, TP("fairq_tenant_starved", "c")), 1);
 }
@@ -264,8 +265,8 @@ TEST_F(PrometheusMetricsTest, BrokerWideHistogramsAndBuildInfo) {
   metrics_->GroupCommitted(0.004, 3);
   Samples s = Scrape();
   EXPECT_EQ(Value(s, "fairq_dispatcher_turn_seconds_count"), 1) << text_;
-  EXPECT_EQ(Value(s, Key("fairq_store_write_seconds_bucket", {{"le", "0.005"}})),
-            1);
+  EXPECT_EQ(
+      Value(s, Key("fairq_store_write_seconds_bucket", {{"le", "0.005"}})), 1);
   EXPECT_EQ(Value(s, Key("fairq_store_write_group_size_bucket", {{"le", "2"}})),
             0);
   EXPECT_EQ(Value(s, Key("fairq_store_write_group_size_bucket", {{"le", "4"}})),
@@ -282,11 +283,11 @@ TEST_F(PrometheusMetricsTest, NoSnapshotInTimeLeavesScrapeGaugesOut) {
   options.snapshot_timeout = std::chrono::milliseconds(1);
   metrics_ = std::make_shared<PrometheusMetrics>(options);
   std::function<void()> never_called;
-  metrics_->SetSources(
-      {[&](SnapshotVisitor, std::function<void()> finished) {
-         never_called = std::move(finished);  // a dispatcher that is stuck
-       },
-       [] { return uint64_t{3}; }, [] { return true; }});
+  metrics_->SetSources({[&](SnapshotVisitor, std::function<void()> finished) {
+                          never_called = std::move(
+                              finished);  // a dispatcher that is stuck
+                        },
+                        [] { return uint64_t{3}; }, [] { return true; }});
   Samples s = Scrape();
   EXPECT_EQ(Value(s, "fairq_metrics_snapshot_failures_total"), 1) << text_;
   EXPECT_EQ(Value(s, "fairq_metrics_tenant_series"), -1);

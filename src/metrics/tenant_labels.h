@@ -78,7 +78,7 @@ class TenantLabels {
 
   const uint32_t max_labeled_;
   const int64_t idle_ms_;
-  std::vector<Entry> entries_;    // by tenant id
+  std::vector<Entry> entries_;     // by tenant id
   std::vector<uint32_t> holders_;  // by slot; [0] unused
   std::vector<uint32_t> free_;     // free slots; the next taken is last
 };
