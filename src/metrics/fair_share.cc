@@ -34,6 +34,14 @@ void ShareWindow::Advance(int64_t now_ms) {
   while (samples_.size() >= 2 && samples_[1].at_ms <= now_ms - window_ms_) {
     samples_.pop_front();
   }
+  // Frequent scrapes would keep a sample (one number per pair) each: keep
+  // them at least a twelfth of the window apart instead, which moves the
+  // window's start by at most that much.
+  size_t n = samples_.size();
+  if (n >= 2 && samples_[n - 1].at_ms - samples_[n - 2].at_ms <
+                    window_ms_ / kSamplesPerWindow) {
+    samples_.pop_back();
+  }
   samples_.push_back(std::move(current));
 }
 

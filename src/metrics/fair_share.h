@@ -35,9 +35,11 @@ class ShareWindow {
 
   // Once per scrape: closes the window at `now_ms`. Afterwards Received
   // gives what each pair held since the window's start: the newest earlier
-  // Advance at least window_ms before now, else the oldest one, else (the
-  // first Advance) the start of the process. So a window spans window_ms
-  // plus at most one scrape interval once scrapes have run that long.
+  // Advance kept that is at least window_ms before now, else the oldest
+  // kept, else (the first Advance) the start of the process. Advances are
+  // kept at least window_ms / 12 apart (memory stays bounded however often
+  // scrapes come), so a window spans window_ms plus at most one scrape
+  // interval or window_ms / 12, once scrapes have run that long.
   void Advance(int64_t now_ms);
 
   // Slot-seconds the tenant's leases held in the pool over the window.
@@ -65,6 +67,7 @@ class ShareWindow {
     std::vector<int64_t> held_ms;  // by pair index; missing means 0
   };
   static constexpr uint32_t kNoPair = UINT32_MAX;
+  static constexpr int64_t kSamplesPerWindow = 12;
 
   uint32_t Pair(uint32_t tenant, uint32_t pool) {
     if (tenant < index_.size() && pool < index_[tenant].size() &&

@@ -89,5 +89,18 @@ TEST(ShareWindowTest, TheWindowStartsAtTheNewestScrapeOldEnough) {
   EXPECT_EQ(seen, 0);
 }
 
+TEST(ShareWindowTest, FrequentScrapesKeepTheWindowNearItsLength) {
+  ShareWindow window(60'000);
+  window.Started(0, 0, 0);  // one slot held throughout
+  for (int64_t t = 1000; t <= 180'000; t += 1000) {
+    window.Advance(t);
+    if (t > 70'000) {
+      // Samples 5 s apart: the window spans 60 to 66 s.
+      EXPECT_GE(window.Received(0, 0), 60) << t;
+      EXPECT_LE(window.Received(0, 0), 66) << t;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fairq::metrics
