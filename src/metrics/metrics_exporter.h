@@ -2,8 +2,8 @@
 // http://<address>/metrics, on prometheus-cpp's Exposer (civetweb) and its
 // own threads, until destroyed.
 //
-// Thread-safe to create and destroy from one owner thread; the serving
-// threads call the Collectable concurrently.
+// Threading: one owner creates and destroys it; its serving threads call
+// the Collectable concurrently, so the Collectable must be thread-safe.
 #ifndef FAIRQ_METRICS_METRICS_EXPORTER_H_
 #define FAIRQ_METRICS_METRICS_EXPORTER_H_
 
