@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -95,7 +96,10 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
+  // prometheus_scrape.cc
+  struct ScrapeRow;
   struct ScrapeView;
+  struct TenantInPool;
   // One tenant label (a tenant's own, or "_other") in one pool.
   struct PoolSeries {
     std::array<prometheus::Counter*, kJobEventCount> events{};
@@ -127,10 +131,22 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
   }
   PoolSeries& CreateSeries(uint32_t slot, uint32_t pool);
   const std::string& SlotName(uint32_t slot) const;
+  const std::string& PoolName(uint32_t pool) const;
   void DropSeries(uint32_t slot);
   ScrapeView Digest(const BrokerState& state, int64_t now_ms);
+  std::map<uint32_t, std::vector<TenantInPool>> TenantsByPool(
+      const BrokerState& state) const;
+  void FoldPool(const BrokerState& state, uint32_t pool,
+                const std::vector<TenantInPool>& tenants,
+                ScrapeView& view) const;
+  ScrapeRow& RowFor(ScrapeView& view, uint32_t slot, uint32_t pool) const;
   // Exporter threads.
   std::optional<ScrapeView> Snapshot() const;
+  void AppendTenantGauges(const ScrapeView& view,
+                          std::vector<prometheus::MetricFamily>& out) const;
+  void AppendPoolGauges(const ScrapeView& view,
+                        std::vector<prometheus::MetricFamily>& out) const;
+  // gRPC threads.
   RpcSeries& RpcOf(std::string_view method);
 
   const PrometheusOptions options_;
