@@ -234,5 +234,16 @@ TEST_F(MetricsTest, TenantsPastTheCapAddUpUnderOther) {
   EXPECT_EQ(Value(s, "fairq_metrics_tenant_series"), 2);
 }
 
+TEST_F(MetricsTest, ATakenMetricsPortStopsTheStart) {
+  Start();
+  FairqdProcess second(
+      "", "127.0.0.1:0",
+      "127.0.0.1:" + std::to_string(daemon_->metrics_port()));
+  EXPECT_FALSE(second.Start());
+  EXPECT_NE(second.Log().find("metrics_listen: cannot serve metrics"),
+            std::string::npos)
+      << second.Log();
+}
+
 }  // namespace
 }  // namespace fairq::testing
