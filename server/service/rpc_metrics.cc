@@ -2,6 +2,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include <atomic>
 #include <chrono>
 
 namespace fairq::server {
@@ -18,13 +19,14 @@ class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
 
   // A call whose status was never sent (its client went away first).
   ~RpcMetricsInterceptor() override {
-    if (!reported_) Report(grpc::StatusCode::CANCELLED);
+    if (!reported_.exchange(true)) Report(grpc::StatusCode::CANCELLED);
   }
 
   void Intercept(
       grpc::experimental::InterceptorBatchMethods* methods) override {
-    if (!reported_ && methods->QueryInterceptionHookPoint(
-                          InterceptionHookPoints::PRE_SEND_STATUS)) {
+    if (methods->QueryInterceptionHookPoint(
+            InterceptionHookPoints::PRE_SEND_STATUS) &&
+        !reported_.exchange(true)) {
       Report(methods->GetSendStatus().error_code());
     }
     methods->Proceed();
@@ -32,7 +34,6 @@ class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
 
  private:
   void Report(grpc::StatusCode code) {
-    reported_ = true;
     std::chrono::duration<double> took =
         std::chrono::steady_clock::now() - start_;
     metrics_.RpcFinished(method_, static_cast<int>(code), took.count());
@@ -41,7 +42,9 @@ class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
   metrics::Metrics& metrics_;
   const char* const method_;  // gRPC's, valid for the call
   const std::chrono::steady_clock::time_point start_;
-  bool reported_ = false;
+  // gRPC may run the hooks of one call's batches on different threads at
+  // once (sending the status, noticing the client's close).
+  std::atomic<bool> reported_{false};
 };
 
 }  // namespace
