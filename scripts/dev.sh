@@ -17,7 +17,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev libcli11-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  librocksdb-dev libspdlog-dev libabsl-dev
+  librocksdb-dev libspdlog-dev libabsl-dev prometheus-cpp-dev
   prometheus python3
 )
 

@@ -8,6 +8,8 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
+#include "server/service/rpc_metrics.h"
+
 namespace fairq::server {
 namespace {
 
@@ -20,12 +22,23 @@ constexpr size_t kMaxTurnsInFlight = 64;
 StatusOr<std::unique_ptr<Daemon>> Daemon::Start(
     const config::DaemonConfig& config) {
   std::unique_ptr<Daemon> daemon(new Daemon());
+  if (!config.metrics_listen.empty()) {
+    daemon->metrics_ = std::make_shared<metrics::PrometheusMetrics>(
+        metrics::PrometheusOptions{
+            .max_tenant_series = config.metrics.max_tenant_series,
+            .rpc_methods = ServedRpcMethods()});
+  }
   FAIRQ_RETURN_IF_ERROR(daemon->Open(config));
+  FAIRQ_RETURN_IF_ERROR(daemon->ServeMetrics(config));
   FAIRQ_RETURN_IF_ERROR(daemon->Serve(config));
   return daemon;
 }
 
 Daemon::~Daemon() { Shutdown(); }
+
+metrics::Metrics& Daemon::metrics() {
+  return metrics_ ? *metrics_ : metrics::NoMetrics();
+}
 
 Status Daemon::Open(const config::DaemonConfig& config) {
   std::error_code error;
@@ -37,7 +50,7 @@ Status Daemon::Open(const config::DaemonConfig& config) {
   auto store = store::Store::Open({config.data_dir, config.sync, nullptr});
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
-  auto broker = Broker::Create(config, store_.get());
+  auto broker = Broker::Create(config, store_.get(), metrics());
   if (!broker.ok()) return broker.status();
   Turn restore(store_->NewBatch());
   FAIRQ_RETURN_IF_ERROR((*broker)->Restore(NowUnixMs(), restore));
@@ -46,12 +59,35 @@ Status Daemon::Open(const config::DaemonConfig& config) {
   FAIRQ_RETURN_IF_ERROR(store_->Commit(batches));
   spdlog::info("restored {} live jobs from {}", (*broker)->live_jobs(),
                config.data_dir);
-  writer_ = std::make_unique<Writer>(store_.get(), kMaxTurnsInFlight);
+  writer_ =
+      std::make_unique<Writer>(store_.get(), kMaxTurnsInFlight, metrics());
   writer_->Start();
-  dispatcher_ = std::make_unique<Dispatcher>(std::move(broker).value(),
-                                             writer_.get(), store_.get(),
-                                             config.command_queue_capacity);
+  dispatcher_ = std::make_unique<Dispatcher>(
+      std::move(broker).value(), writer_.get(), store_.get(),
+      config.command_queue_capacity, metrics());
   dispatcher_->Start();
+  return Status::Ok();
+}
+
+// Scrapes reach the broker the way RPCs do: a command through the
+// dispatcher's queue, answered on its thread.
+Status Daemon::ServeMetrics(const config::DaemonConfig& config) {
+  if (!metrics_) return Status::Ok();
+  Dispatcher* dispatcher = dispatcher_.get();
+  const store::Store* store = store_.get();
+  metrics_->SetSources(
+      {[dispatcher](metrics::SnapshotVisitor visit,
+                    std::function<void()> finished) {
+         dispatcher->Post(MetricsSnapshotCommand{
+             std::move(visit),
+             [finished = std::move(finished)](const Status&) { finished(); }});
+       },
+       [dispatcher] { return uint64_t{dispatcher->queue_depth()}; },
+       [store] { return store->failed(); }});
+  auto exporter =
+      metrics::MetricsExporter::Start(config.metrics_listen, metrics_);
+  if (!exporter.ok()) return exporter.status();
+  exporter_ = std::move(exporter).value();
   return Status::Ok();
 }
 
@@ -74,6 +110,13 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
   builder.RegisterService(producer_.get());
   builder.RegisterService(worker_.get());
   builder.RegisterService(admin_.get());
+  if (metrics_) {
+    std::vector<std::unique_ptr<
+        grpc::experimental::ServerInterceptorFactoryInterface>>
+        interceptors;
+    interceptors.push_back(std::make_unique<RpcMetricsFactory>(*metrics_));
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  }
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {
     return Unavailable("listen: cannot serve gRPC on " + config.listen);
@@ -110,6 +153,7 @@ void Daemon::Shutdown() {
     server_->Shutdown(std::chrono::system_clock::now() +
                       std::chrono::milliseconds(200));
   }
+  exporter_.reset();
   store_.reset();
 }
 

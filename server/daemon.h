@@ -1,6 +1,6 @@
-// Daemon: fairqd's parts wired together and started in order (store,
-// restored broker, writer, dispatcher, gRPC server with health and
-// reflection), and shut down in reverse.
+// Daemon: fairqd's parts wired together and started in order (metrics,
+// store, restored broker, writer, dispatcher, metrics exporter, gRPC server
+// with health and reflection), and shut down in reverse.
 //
 // Threading: created, reloaded and shut down by the main thread only.
 #ifndef FAIRQ_SERVER_DAEMON_H_
@@ -11,6 +11,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include "base/status.h"
+#include "metrics/metrics_exporter.h"
+#include "metrics/prometheus_metrics.h"
 #include "server/broker/dispatcher.h"
 #include "server/broker/writer.h"
 #include "server/config/daemon_config.h"
@@ -29,6 +31,8 @@ class Daemon {
 
   // The gRPC port actually bound (useful with port 0).
   int port() const { return port_; }
+  // The metrics port bound; 0 when the exporter is off.
+  int metrics_port() const { return exporter_ ? exporter_->port() : 0; }
   // Applies the tenants of a re-read config file (SIGHUP).
   void ReloadTenants(const config::DaemonConfig& config);
   // Stops taking work, answers waiting workers, commits and replies to what
@@ -38,14 +42,19 @@ class Daemon {
  private:
   Daemon() = default;
   Status Open(const config::DaemonConfig& config);
+  Status ServeMetrics(const config::DaemonConfig& config);
   Status Serve(const config::DaemonConfig& config);
+  metrics::Metrics& metrics();
 
+  // First, so it is destroyed last: everything below reports to it.
+  std::shared_ptr<metrics::PrometheusMetrics> metrics_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Writer> writer_;
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<ProducerService> producer_;
   std::unique_ptr<WorkerService> worker_;
   std::unique_ptr<AdminService> admin_;
+  std::unique_ptr<metrics::MetricsExporter> exporter_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   bool stopped_ = false;

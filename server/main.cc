@@ -95,7 +95,13 @@ int main(int argc, char** argv) {
     spdlog::error("fairqd: {}", daemon.status().ToString());
     return 1;
   }
-  // Tests and scripts read the bound port from this line.
+  // Tests and scripts read the bound ports from these lines; the metrics
+  // line (when the exporter is on) comes first.
+  if (int port = (*daemon)->metrics_port(); port != 0) {
+    std::cout << "fairqd metrics on port " << port << std::endl;
+    spdlog::info("serving metrics on {} (port {})", config->metrics_listen,
+                 port);
+  }
   std::cout << "fairqd listening on port " << (*daemon)->port() << std::endl;
   spdlog::info("serving gRPC on {} (port {})", config->listen,
                (*daemon)->port());

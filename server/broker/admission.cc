@@ -16,10 +16,12 @@ std::optional<Admission::Rejection> Admission::Admit(
     uint32_t tenant, const v1::Quotas& quotas, uint64_t tenant_queued,
     uint64_t total_queued, int64_t now_ms) {
   if (global_max_queued_ != 0 && total_queued >= global_max_queued_) {
-    return Rejection{"global_max_queued", kBacklogRetryMs};
+    return Rejection{"global_max_queued", metrics::Rejection::kBrokerFull,
+                     kBacklogRetryMs};
   }
   if (quotas.max_queued() != 0 && tenant_queued >= quotas.max_queued()) {
-    return Rejection{"tenant_max_queued", kBacklogRetryMs};
+    return Rejection{"tenant_max_queued", metrics::Rejection::kTenantQueueFull,
+                     kBacklogRetryMs};
   }
   double rate = quotas.enqueue_rate();
   if (rate <= 0) return std::nullopt;
@@ -39,7 +41,8 @@ std::optional<Admission::Rejection> Admission::Admit(
     return std::nullopt;
   }
   auto wait_ms = static_cast<int64_t>(std::ceil((1 - bucket.tokens) / rate * 1000));
-  return Rejection{"tenant_rate", std::max<int64_t>(1, wait_ms)};
+  return Rejection{"tenant_rate", metrics::Rejection::kRateLimited,
+                   std::max<int64_t>(1, wait_ms)};
 }
 
 }  // namespace fairq::server

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fairq/v1/fairq.pb.h"
+#include "metrics/metrics.h"
 
 namespace fairq::server {
 
@@ -19,6 +20,7 @@ class Admission {
  public:
   struct Rejection {
     const char* reason;  // "tenant_max_queued", "tenant_rate", "global_max_queued"
+    metrics::Rejection kind;  // the same, for fairq_admission_rejections_total
     int64_t retry_after_ms;
   };
 

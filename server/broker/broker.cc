@@ -15,25 +15,29 @@ bool Mutates(const Command& command) {
            std::holds_alternative<GetTenantCommand>(command) ||
            std::holds_alternative<ListTenantsCommand>(command) ||
            std::holds_alternative<QueueStatsCommand>(command) ||
-           std::holds_alternative<LeaseCanceledCommand>(command));
+           std::holds_alternative<LeaseCanceledCommand>(command) ||
+           std::holds_alternative<MetricsSnapshotCommand>(command));
 }
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Broker>> Broker::Create(const config::DaemonConfig& config,
-                                                 store::Store* store) {
+StatusOr<std::unique_ptr<Broker>> Broker::Create(
+    const config::DaemonConfig& config, store::Store* store,
+    metrics::Metrics& metrics) {
   StatusOr<std::unique_ptr<sched::Scheduler>> scheduler =
       sched::Scheduler::Create(config.scheduling);
   if (!scheduler.ok()) return scheduler.status();
   return std::unique_ptr<Broker>(
-      new Broker(config, store, std::move(scheduler).value()));
+      new Broker(config, store, std::move(scheduler).value(), metrics));
 }
 
 Broker::Broker(const config::DaemonConfig& config, store::Store* store,
-               std::unique_ptr<sched::Scheduler> scheduler)
+               std::unique_ptr<sched::Scheduler> scheduler,
+               metrics::Metrics& metrics)
     : config_(config),
       store_(store),
       scheduler_(std::move(scheduler)),
+      metrics_(metrics),
       workers_(static_cast<int64_t>(config.worker_liveness_seconds * 1000)),
       admission_(config.max_queued_total),
       random_(std::random_device{}()) {}
@@ -101,7 +105,7 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
         } else if constexpr (std::is_same_v<T, HeartbeatCommand>) {
           HandleHeartbeat(c, now_ms, turn);
         } else if constexpr (std::is_same_v<T, CompleteCommand>) {
-          HandleComplete(c, turn);
+          HandleComplete(c, now_ms, turn);
         } else if constexpr (std::is_same_v<T, FailCommand>) {
           HandleFail(c, now_ms, turn);
         } else if constexpr (std::is_same_v<T, GetJobCommand>) {
@@ -120,6 +124,8 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
           HandleQueueStats(c, now_ms, turn);
         } else if constexpr (std::is_same_v<T, RequeueDeadCommand>) {
           HandleRequeueDead(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, MetricsSnapshotCommand>) {
+          HandleMetricsSnapshot(c, now_ms);
         } else {
           static_assert(std::is_same_v<T, PurgeTenantCommand>);
           HandlePurge(c, turn);

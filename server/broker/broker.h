@@ -22,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "base/status.h"
+#include "metrics/metrics.h"
 #include "sched/scheduler.h"
 #include "server/broker/admission.h"
 #include "server/broker/commands.h"
@@ -40,8 +41,10 @@ namespace fairq::server {
 class Broker {
  public:
   // `store` is used only to create batches and, in Restore, to read.
-  static StatusOr<std::unique_ptr<Broker>> Create(const config::DaemonConfig& config,
-                                                  store::Store* store);
+  // `metrics` hears of every job event; it must outlive the broker.
+  static StatusOr<std::unique_ptr<Broker>> Create(
+      const config::DaemonConfig& config, store::Store* store,
+      metrics::Metrics& metrics = metrics::NoMetrics());
 
   // Rebuilds state from the store (startup, before any command). Writes the
   // configured tenants and pools that are new. REQUIRES: no commands yet.
@@ -87,7 +90,8 @@ class Broker {
       std::priority_queue<Timer, std::vector<Timer>, std::greater<>>;
 
   explicit Broker(const config::DaemonConfig& config, store::Store* store,
-                  std::unique_ptr<sched::Scheduler> scheduler);
+                  std::unique_ptr<sched::Scheduler> scheduler,
+                  metrics::Metrics& metrics);
 
   // broker_restore.cc
   Status RestoreTenantsAndPools(Turn& turn);
@@ -151,7 +155,7 @@ class Broker {
 
   // broker_ack.cc
   void HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms, Turn& turn);
-  void HandleComplete(CompleteCommand& c, Turn& turn);
+  void HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn);
   void HandleFail(FailCommand& c, int64_t now_ms, Turn& turn);
   Status CheckLease(uint64_t job_id, uint64_t token) const;
   // A leased attempt failed or lapsed: retry after backoff, or DEAD.
@@ -166,6 +170,10 @@ class Broker {
   void HandleRequeueDead(RequeueDeadCommand& c, int64_t now_ms, Turn& turn);
   void HandlePurge(PurgeTenantCommand& c, Turn& turn);
   void RemoveQueued(uint64_t job_id, JobMeta& job, Turn& turn);
+
+  // broker_metrics.cc
+  void HandleMetricsSnapshot(MetricsSnapshotCommand& c, int64_t now_ms);
+  metrics::BrokerState MetricsState() const;
 
   // broker_timers.cc
   void ExpireLeases(int64_t now_ms, Turn& turn);
@@ -186,6 +194,7 @@ class Broker {
   const config::DaemonConfig config_;
   store::Store* const store_;
   std::unique_ptr<sched::Scheduler> scheduler_;
+  metrics::Metrics& metrics_;
   // Tenant and pool ids are dense, assigned in creation order and stored;
   // they are also the scheduler's ids.
   std::vector<PoolInfo> pools_;          // by pool id

@@ -51,7 +51,7 @@ void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
   Reply(turn, std::move(c.done), status);
 }
 
-void Broker::HandleComplete(CompleteCommand& c, Turn& turn) {
+void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Completion& done : c.request->completions()) {
     Status status = CheckLease(done.job_id(), done.lease_token());
     if (status.ok()) {
@@ -59,7 +59,11 @@ void Broker::HandleComplete(CompleteCommand& c, Turn& turn) {
                "complete a leased job", done.job_id());
       LogJob(spdlog::level::debug, "job completed", done.job_id(),
              {{"runtime_s", Seconds(done.runtime())}});
-      Forget(done.job_id(), *jobs_.Find(done.job_id()), turn);
+      JobMeta& job = *jobs_.Find(done.job_id());
+      metrics_.LeaseEnded(job.tenant, job.pool, Seconds(done.runtime()),
+                          now_ms);
+      metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kCompleted);
+      Forget(done.job_id(), job, turn);
     }
     SetResult(c.response->add_results(), status);
   }
@@ -72,6 +76,8 @@ void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
     if (status.ok()) {
       LogJob(spdlog::level::debug, "job failed", failure.job_id(),
              {{"retryable", failure.retryable()}, {"error", failure.error()}});
+      const JobMeta& job = *jobs_.Find(failure.job_id());
+      metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kFailed);
       EndAttempt(failure.job_id(), Seconds(failure.runtime()),
                  failure.error(), failure.retryable(), now_ms, turn);
     }
@@ -97,6 +103,7 @@ void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
       continue;
     }
     LogJob(spdlog::level::debug, "lease expired", timer.job_id);
+    metrics_.Count(job->tenant, job->pool, metrics::JobEvent::kLeaseExpired);
     EndAttempt(timer.job_id, job->lease_ms / 1000.0, "lease expired", true,
                now_ms, turn);
   }

@@ -52,6 +52,7 @@ void Broker::HandleCancelJob(CancelJobCommand& c, Turn& turn) {
   c.job->set_attempts(job->attempts);
   c.job->set_state(v1::JOB_STATE_CANCELED);
   LogJob(spdlog::level::debug, "job canceled", job_id);
+  metrics_.Count(job->tenant, job->pool, metrics::JobEvent::kCanceled);
   RemoveQueued(job_id, *job, turn);
   Reply(turn, std::move(c.done), Status::Ok());
 }
@@ -144,7 +145,11 @@ void Broker::HandlePurge(PurgeTenantCommand& c, Turn& turn) {
       ExpectOk(scheduler_->Purge(tenant, p).status(), "purge a tenant");
     }
   }
-  for (uint64_t id : doomed) Forget(id, *jobs_.Find(id), turn);
+  for (uint64_t id : doomed) {
+    JobMeta& job = *jobs_.Find(id);
+    metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kCanceled);
+    Forget(id, job, turn);
+  }
   c.response->set_purged(doomed.size());
   logging::Log(spdlog::level::info, "tenant purged",
                {{"tenant", c.request->tenant()},

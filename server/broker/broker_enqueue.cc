@@ -69,7 +69,12 @@ JobMeta Broker::MetaFor(const v1::JobSpec& spec, uint32_t tenant,
 Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
                           v1::EnqueueResult* result) {
   StatusOr<sched::TenantId> tenant = FindOrCreateTenant(spec.tenant(), turn);
-  if (!tenant.ok()) return tenant.status();
+  if (!tenant.ok()) {
+    if (tenant.status().code() == StatusCode::kNotFound) {
+      metrics_.Rejected(metrics::kNoTenant, metrics::Rejection::kUnknownTenant);
+    }
+    return tenant.status();
+  }
   StatusOr<sched::PoolId> pool = FindOrCreatePool(spec.pool(), turn);
   if (!pool.ok()) return pool.status();
   const std::string& key = spec.idempotency_key();
@@ -84,6 +89,7 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
   TenantInfo& info = tenants_[*tenant];
   if (auto rejected = admission_.Admit(*tenant, info.config.quotas(),
                                        info.queued, total_queued_, now_ms)) {
+    metrics_.Rejected(*tenant, rejected->kind);
     *result->mutable_retry_after() =
         TimeUtil::MillisecondsToDuration(rejected->retry_after_ms);
     return ResourceExhausted(std::string("admission: ") + rejected->reason +
@@ -115,6 +121,7 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     idem.set_expires_unix_ms(expires);
     turn.batch.PutIdempotency(*tenant, key, idem);
   }
+  metrics_.Count(*tenant, *pool, metrics::JobEvent::kEnqueued);
   result->set_job_id(id);
   return Status::Ok();
 }

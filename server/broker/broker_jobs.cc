@@ -109,11 +109,13 @@ void Broker::EndAttempt(uint64_t job_id, double runtime_s,
                         int64_t now_ms, Turn& turn) {
   JobMeta& job = *jobs_.Find(job_id);
   ExpectOk(scheduler_->Fail(job_id, runtime_s), "end a leased attempt", job_id);
+  metrics_.LeaseEnded(job.tenant, job.pool, runtime_s, now_ms);
   Leave(job_id, job, turn);
   jobs_.SetLastError(job_id, error);
   if (!retryable || job.attempts >= job.max_attempts) {
     MakeDead(job_id, job, now_ms, turn);
   } else {
+    metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kRetried);
     MakeScheduled(job_id, job, now_ms + Backoff(job), turn);
     LogJob(spdlog::level::debug, "job retry scheduled", job_id,
            {logging::Field::Time("due", job.at_ms)});
@@ -130,6 +132,7 @@ void Broker::MakeDead(uint64_t job_id, JobMeta& job, int64_t now_ms,
   ++DepthOf(job.tenant, job.pool).dead;
   LogJob(spdlog::level::debug, "job dead", job_id,
          {{"error", jobs_.LastError(job_id)}});
+  metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kDead);
   jobs_.Erase(job_id);  // the record stays on disk with the dead letter
 }
 

@@ -94,6 +94,7 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
   Depth& depth = DepthOf(job.tenant, job.pool);
   if (!depth.waits) depth.waits = std::make_unique<WaitWindow>();
   depth.waits->Add(now_ms - job.at_ms);  // READY: at_ms is when it got ready
+  metrics_.LeaseStarted(job.tenant, job.pool, now_ms - job.at_ms, now_ms);
   Leave(job_id, job, turn);
   job.state = v1::JOB_STATE_LEASED;
   ++job.attempts;
@@ -154,6 +155,7 @@ void Broker::HandleLeaseUndelivered(LeaseUndeliveredCommand& c,
     if (!CheckLease(job_id, token).ok()) continue;
     JobMeta& job = *jobs_.Find(job_id);
     ExpectOk(scheduler_->Fail(job_id, 0), "return an undelivered job", job_id);
+    metrics_.LeaseEnded(job.tenant, job.pool, 0, now_ms);
     Leave(job_id, job, turn);
     --job.attempts;
     MakeReady(job_id, job, now_ms, turn);

@@ -227,6 +227,7 @@ void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
                                      job.priority, job.declared_cost()}),
            "restore a lease", job_id);
   lease_timers_.push({job.at_ms, job_id, job.token});
+  metrics_.LeaseAdopted(job.tenant, job.pool, now_ms);
 }
 
 Status Broker::RestoreIdempotency(int64_t now_ms) {

@@ -14,6 +14,7 @@ uint32_t Broker::AddPool(const std::string& name) {
   ExpectOk(scheduler_->AddPool(name).status(), "add a pool");
   pools_.push_back(PoolInfo{name});
   pool_ids_.emplace(name, id);
+  metrics_.NamePool(id, name);
   pool_has_news_.push_back(false);
   return id;
 }
@@ -59,6 +60,7 @@ Status Broker::ApplyTenant(sched::TenantId id, const v1::Tenant& settings) {
     if (!added.ok()) return added.status();
     tenants_.push_back(TenantInfo{settings, 0});
     tenant_ids_.emplace(settings.name(), id);
+    metrics_.NameTenant(id, settings.name());
   } else {
     FAIRQ_RETURN_IF_ERROR(scheduler_->UpdateTenant(id, *converted));
     tenants_[id].config = settings;

@@ -18,6 +18,7 @@
 #include "base/status.h"
 #include "fairq/v1/fairq.pb.h"
 #include "fairq/v1/records.pb.h"
+#include "metrics/broker_state.h"
 
 namespace fairq::server {
 
@@ -126,13 +127,21 @@ struct PurgeTenantCommand {
   Done done;
 };
 
+// A metrics scrape: `visit` gets the broker's state on the dispatcher
+// thread, then `done` runs there too (it writes nothing, so it need not
+// wait for the writer).
+struct MetricsSnapshotCommand {
+  metrics::SnapshotVisitor visit;
+  Done done;
+};
+
 using Command =
     std::variant<EnqueueCommand, LeaseCommand, LeaseCanceledCommand,
                  LeaseUndeliveredCommand, HeartbeatCommand, CompleteCommand,
                  FailCommand, GetJobCommand, CancelJobCommand,
                  SetTenantCommand, GetTenantCommand, ListTenantsCommand,
                  PauseTenantCommand, QueueStatsCommand, RequeueDeadCommand,
-                 PurgeTenantCommand>;
+                 PurgeTenantCommand, MetricsSnapshotCommand>;
 
 // Runs a command's `done` with `status` (for commands that carry one).
 void FinishCommand(Command& command, const Status& status);

@@ -14,10 +14,12 @@ int64_t NowUnixMs() {
 }
 
 Dispatcher::Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
-                       store::Store* store, size_t queue_capacity)
+                       store::Store* store, size_t queue_capacity,
+                       metrics::Metrics& metrics)
     : broker_(std::move(broker)),
       writer_(writer),
       store_(store),
+      metrics_(metrics),
       queue_(queue_capacity) {}
 
 Dispatcher::~Dispatcher() { Stop(); }
@@ -62,6 +64,7 @@ void Dispatcher::Loop() {
     }
     commands.clear();
     open = queue_.PopAll(wake, &commands);
+    auto start = std::chrono::steady_clock::now();
     int64_t now = NowUnixMs();
     Turn turn(store_->NewBatch());
     broker_->RunTimers(now, turn);
@@ -72,6 +75,9 @@ void Dispatcher::Loop() {
         !turn.replies_before_sync.empty()) {
       writer_->Submit(std::move(turn));
     }
+    metrics_.TurnDone(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
   }
 }
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "base/status.h"
+#include "metrics/metrics.h"
 #include "server/broker/broker.h"
 #include "server/broker/command_queue.h"
 #include "server/broker/commands.h"
@@ -25,8 +26,10 @@ namespace fairq::server {
 
 class Dispatcher {
  public:
+  // `metrics` hears how long each turn took; it must outlive us.
   Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
-             store::Store* store, size_t queue_capacity);
+             store::Store* store, size_t queue_capacity,
+             metrics::Metrics& metrics = metrics::NoMetrics());
   ~Dispatcher();  // Stop()
 
   void Start();
@@ -48,6 +51,7 @@ class Dispatcher {
   std::unique_ptr<Broker> broker_;  // dispatcher thread only
   Writer* const writer_;
   store::Store* const store_;
+  metrics::Metrics& metrics_;
   CommandQueue<Command> queue_;
   std::atomic<uint64_t> next_waiter_{0};
   std::thread thread_;

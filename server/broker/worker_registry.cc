@@ -60,4 +60,14 @@ uint32_t WorkerRegistry::Capacity(uint32_t pool) const {
       std::min<uint64_t>(it->second, std::numeric_limits<uint32_t>::max()));
 }
 
+std::vector<uint32_t> WorkerRegistry::WorkersPerPool(size_t pools) const {
+  std::vector<uint32_t> counts(pools, 0);
+  for (const auto& [id, worker] : workers_) {
+    for (uint32_t pool : worker.pools) {
+      if (pool < pools) ++counts[pool];
+    }
+  }
+  return counts;
+}
+
 }  // namespace fairq::server

@@ -28,6 +28,8 @@ class WorkerRegistry {
   std::optional<int64_t> NextExpiry() const;
 
   uint32_t Capacity(uint32_t pool) const;
+  // Live workers serving each of pools 0..pools-1. O(workers): for scrapes.
+  std::vector<uint32_t> WorkersPerPool(size_t pools) const;
 
  private:
   struct Worker {

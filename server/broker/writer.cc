@@ -2,12 +2,25 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "server/logging/logging.h"
 
 namespace fairq::server {
 
-Writer::Writer(store::Store* store, size_t max_turns_in_flight)
-    : store_(store), max_in_flight_(max_turns_in_flight) {}
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+Writer::Writer(store::Store* store, size_t max_turns_in_flight,
+               metrics::Metrics& metrics)
+    : store_(store), max_in_flight_(max_turns_in_flight), metrics_(metrics) {}
 
 Writer::~Writer() { Stop(); }
 
@@ -71,15 +84,18 @@ std::vector<Writer::Applied> Writer::ApplyTurns(std::vector<Turn>& turns) {
   std::vector<Applied> applied;
   applied.reserve(turns.size());
   for (Turn& turn : turns) {
-    applied.push_back({Status::Ok(), !turn.batch.empty(), {}});
+    applied.push_back({Status::Ok(), !turn.batch.empty(), 0, {}});
     if (!turn.batch.empty()) batches.push_back(std::move(turn.batch));
   }
   bool was_failed = store_->failed();
+  auto start = std::chrono::steady_clock::now();
   Status status = batches.empty() ? Status::Ok() : store_->Apply(batches);
+  double apply_seconds = SecondsSince(start);
   LogFirstFailure(status, was_failed, turns.size());
   for (size_t i = 0; i < turns.size(); ++i) {
     for (Reply& reply : turns[i].replies_before_sync) reply(status);
     applied[i].status = status;
+    applied[i].apply_seconds = apply_seconds;
     applied[i].replies = std::move(turns[i].replies);
   }
   return applied;
@@ -98,11 +114,18 @@ void Writer::SyncLoop() {
     // group that wrote needs an fsync. A turn that wrote nothing (a read)
     // still waits for its group's: it must not report state an earlier
     // turn of the group has not made durable yet.
-    bool wrote = false;
-    for (const Applied& a : applied) wrote = wrote || a.wrote;
+    size_t wrote = 0;
+    double apply_seconds = 0;
+    for (const Applied& a : applied) {
+      wrote += a.wrote ? 1 : 0;
+      apply_seconds = std::max(apply_seconds, a.apply_seconds);
+    }
     bool was_failed = store_->failed();
-    Status sync = wrote ? store_->SyncLog() : Status::Ok();
+    auto start = std::chrono::steady_clock::now();
+    Status sync = wrote > 0 ? store_->SyncLog() : Status::Ok();
     LogFirstFailure(sync, was_failed, applied.size());
+    // A group's write latency: its (longest) apply plus the fsync.
+    if (wrote > 0) metrics_.GroupCommitted(apply_seconds + SecondsSince(start), wrote);
     for (Applied& a : applied) {
       const Status& status = a.status.ok() ? sync : a.status;
       for (Reply& reply : a.replies) reply(status);

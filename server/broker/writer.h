@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "metrics/metrics.h"
 #include "store/store.h"
 
 namespace fairq::server {
@@ -44,7 +45,9 @@ struct Turn {
 
 class Writer {
  public:
-  Writer(store::Store* store, size_t max_turns_in_flight);
+  // `metrics` hears of each group commit; it must outlive the writer.
+  Writer(store::Store* store, size_t max_turns_in_flight,
+         metrics::Metrics& metrics = metrics::NoMetrics());
   ~Writer();  // stops and joins
 
   void Start();
@@ -56,8 +59,9 @@ class Writer {
  private:
   // Replies of applied turns, waiting for the next sync.
   struct Applied {
-    Status status;  // of the apply
-    bool wrote;     // a turn that wrote nothing needs no fsync of its own
+    Status status;         // of the apply
+    bool wrote;            // a turn that wrote nothing needs no fsync of its own
+    double apply_seconds;  // of the apply this turn was written in
     std::vector<Reply> replies;
   };
 
@@ -70,6 +74,7 @@ class Writer {
 
   store::Store* const store_;
   const size_t max_in_flight_;
+  metrics::Metrics& metrics_;
   std::mutex mu_;
   std::condition_variable changed_;
   std::vector<Turn> pending_;     // submitted, not yet applied

@@ -122,6 +122,7 @@ class Loader {
   Status ReadPool(const YAML::Node& node, const std::string& path);
   Status ReadOrg(const YAML::Node& node, const std::string& path);
   Status ReadTenant(const YAML::Node& node, const std::string& path);
+  Status ReadMetrics(FieldReader& top);
   Status ReadLog(FieldReader& top);
   // A shared validator's "path.key...: problem", placed at key's line.
   Status AtLine(const FieldReader& r, const Status& status) const;
@@ -139,7 +140,7 @@ StatusOr<DaemonConfig> Loader::Load(const YAML::Node& root) {
        "max_payload_bytes", "max_batch", "auto_create_tenants",
        "auto_create_pools", "worker_liveness_seconds", "command_queue_capacity",
        "idempotency_window_seconds", "max_queued_total", "scheduling",
-       "tenant_defaults", "pools", "orgs", "tenants", "log"});
+       "tenant_defaults", "pools", "orgs", "tenants", "metrics", "log"});
   config_.pools.clear();
   FAIRQ_RETURN_IF_ERROR(ReadServer(top));
   FAIRQ_RETURN_IF_ERROR(ReadLimits(top));
@@ -148,6 +149,7 @@ StatusOr<DaemonConfig> Loader::Load(const YAML::Node& root) {
   FAIRQ_RETURN_IF_ERROR(ForEachItem(top, "pools", &Loader::ReadPool));
   FAIRQ_RETURN_IF_ERROR(ForEachItem(top, "orgs", &Loader::ReadOrg));
   FAIRQ_RETURN_IF_ERROR(ForEachItem(top, "tenants", &Loader::ReadTenant));
+  FAIRQ_RETURN_IF_ERROR(ReadMetrics(top));
   FAIRQ_RETURN_IF_ERROR(ReadLog(top));
   std::vector<std::string>& pools = config_.pools;
   if (std::find(pools.begin(), pools.end(), "default") == pools.end()) {
@@ -168,6 +170,10 @@ Status Loader::ForEachItem(FieldReader& parent, std::string_view key,
 Status Loader::ReadServer(FieldReader& top) {
   ReadAddress(top, "listen", false, &config_.listen);
   ReadAddress(top, "metrics_listen", true, &config_.metrics_listen);
+  // The exporter (prometheus-cpp's civetweb) serves TCP only.
+  top.Require(!config_.metrics_listen.starts_with("unix:"), "metrics_listen",
+              "expected host:port (the exporter cannot serve a unix "
+              "socket), got " + Quoted(config_.metrics_listen));
   config_.data_dir = top.OptString("data_dir").value_or(config_.data_dir);
   top.Require(!config_.data_dir.empty(), "data_dir", "must not be empty");
   config_.sync = top.OptBool("sync").value_or(config_.sync);
@@ -358,6 +364,15 @@ Status Loader::ReadTenant(const YAML::Node& node, const std::string& path) {
   }
   config_.tenants.push_back(std::move(tenant));
   tenant_lines_.push_back(r.line());
+  return r.status();
+}
+
+Status Loader::ReadMetrics(FieldReader& top) {
+  FieldReader r(source(), SectionNode(top, "metrics"), top.FieldPath("metrics"),
+                {"max_tenant_series"});
+  MetricsConfig& metrics = config_.metrics;
+  metrics.max_tenant_series = IntegerIn(r, "max_tenant_series",
+                                        metrics.max_tenant_series, 0, 10000);
   return r.status();
 }
 

@@ -48,6 +48,12 @@ struct TenantDefaults {
   double max_backoff_seconds = 300;
 };
 
+struct MetricsConfig {
+  // Tenants with Prometheus label series of their own; the others are
+  // summed under tenant="_other" (docs/metrics.md). 0..10000.
+  uint32_t max_tenant_series = 100;
+};
+
 struct LogConfig {
   LogLevel level = LogLevel::kInfo;
   LogFormat format = LogFormat::kText;
@@ -59,7 +65,8 @@ struct DaemonConfig {
 
   // gRPC address: "host:port" (port 0 picks a free one) or "unix:/path".
   std::string listen = "127.0.0.1:7070";
-  // Prometheus /metrics address, same forms; "" turns the exporter off.
+  // Prometheus /metrics address: "host:port" (port 0 picks a free one); ""
+  // turns the exporter off.
   std::string metrics_listen = "127.0.0.1:9464";
   // RocksDB directory; relative paths are taken from the working directory.
   std::string data_dir = "./data";
@@ -94,6 +101,7 @@ struct DaemonConfig {
   // Fully resolved: tenant_defaults already applied, weights set (never 0),
   // names unique and valid (ValidateTenant holds for each).
   std::vector<v1::Tenant> tenants;
+  MetricsConfig metrics;
   LogConfig log;
 };
 

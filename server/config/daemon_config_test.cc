@@ -67,6 +67,7 @@ void ExpectDefaults(const DaemonConfig& c) {
   EXPECT_THAT(c.pools, ElementsAre("default"));
   EXPECT_TRUE(c.orgs.empty());
   EXPECT_TRUE(c.tenants.empty());
+  EXPECT_EQ(c.metrics.max_tenant_series, 100u);
   EXPECT_EQ(c.log.level, LogLevel::kInfo);
   EXPECT_EQ(c.log.format, LogFormat::kText);
 }
@@ -138,6 +139,7 @@ tenants:
     floor: 2
     cap_mode: work-conserving
     quotas: {enqueue_burst: 7}
+metrics: {max_tenant_series: 0}
 log: {level: trace, format: json}
 )";
 
@@ -170,6 +172,7 @@ TEST(DaemonConfigTest, EveryFieldIsRead) {
   ASSERT_EQ(c.orgs.size(), 1u);
   EXPECT_EQ(c.orgs[0].name, "acme");
   EXPECT_EQ(c.orgs[0].weight, 3);
+  EXPECT_EQ(c.metrics.max_tenant_series, 0u);
   EXPECT_EQ(c.log.level, LogLevel::kTrace);
   EXPECT_EQ(c.log.format, LogFormat::kJson);
 }
@@ -223,6 +226,8 @@ TEST(DaemonConfigTest, DescribeEffectiveListsTheValues) {
   std::string defaults = DescribeEffective(DaemonConfig());
   EXPECT_THAT(defaults, StartsWith("config: built-in defaults\n"));
   EXPECT_THAT(defaults, HasSubstr("tenants (0): none configured"));
+  EXPECT_THAT(defaults,
+              HasSubstr("metrics 127.0.0.1:9464 (max_tenant_series 100)"));
   // A relative data_dir is shown resolved too: it depends on the cwd.
   EXPECT_THAT(defaults,
               HasSubstr("data_dir ./data (" +
@@ -304,6 +309,14 @@ TEST(DaemonConfigTest, OutOfRange) {
             At(3) +
                 "tenant_defaults.max_backoff_seconds: must lie in "
                 "[initial_backoff_seconds (5), 86400], got 2");
+  EXPECT_EQ(ErrorOf("log: {level: info}\nmetrics:\n  max_tenant_series: 10001\n"),
+            At(3) +
+                "metrics.max_tenant_series: must be between 0 and 10000, "
+                "got 10001");
+  EXPECT_EQ(ErrorOf("sync: true\nmetrics_listen: unix:/run/m.sock\n"),
+            At(2) +
+                "metrics_listen: expected host:port (the exporter cannot "
+                "serve a unix socket), got \"unix:/run/m.sock\"");
   EXPECT_EQ(ErrorOf("tenants:\n  - name: A\n    quotas:\n"
                     "      enqueue_rate: -2\n"),
             At(4) +
@@ -321,6 +334,8 @@ TEST(DaemonConfigTest, UnknownKeys) {
               HasSubstr(At(2) + "tenants[0].wieght: unknown field"));
   EXPECT_THAT(ErrorOf("tenant_defaults:\n  quotas: {max_qeued: 2}\n"),
               HasSubstr(At(2) + "tenant_defaults.quotas.max_qeued: unknown"));
+  EXPECT_THAT(ErrorOf("metrics:\n  max_series: 3\n"),
+              HasSubstr(At(2) + "metrics.max_series: unknown field"));
   EXPECT_THAT(ErrorOf("log:\n  colour: true\n"),
               HasSubstr(At(2) + "log.colour: unknown field"));
   EXPECT_EQ(ErrorOf("sync: true\nsync: false\n"),

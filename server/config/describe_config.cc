@@ -96,8 +96,11 @@ std::string DescribeEffective(const DaemonConfig& c) {
   std::string out;
   out += "config: " + (c.source.empty() ? "built-in defaults" : c.source);
   out += "\nserver: listen " + c.listen + ", metrics " +
-         (c.metrics_listen.empty() ? "off" : c.metrics_listen) + ", data_dir " +
-         DataDir(c.data_dir) + ", sync " + OnOff(c.sync);
+         (c.metrics_listen.empty()
+              ? std::string("off")
+              : c.metrics_listen + " (max_tenant_series " +
+                    std::to_string(c.metrics.max_tenant_series) + ")") +
+         ", data_dir " + DataDir(c.data_dir) + ", sync " + OnOff(c.sync);
   out += "\njobs: lease " + std::to_string(c.default_lease_seconds) +
          " s, max_payload " + std::to_string(c.max_payload_bytes) +
          " bytes, max_batch " + std::to_string(c.max_batch) +

@@ -16,6 +16,8 @@ namespace fairq::testing {
 namespace {
 
 constexpr char kPortLine[] = "fairqd listening on port ";
+// Printed before kPortLine when the exporter is on.
+constexpr char kMetricsPortLine[] = "fairqd metrics on port ";
 
 std::string MakeTempDir() {
   std::string pattern =
@@ -31,8 +33,11 @@ std::chrono::system_clock::time_point Deadline(double seconds) {
          std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
-FairqdProcess::FairqdProcess(std::string config_yaml, std::string listen)
-    : listen_(std::move(listen)), dir_(MakeTempDir()) {
+FairqdProcess::FairqdProcess(std::string config_yaml, std::string listen,
+                             std::string metrics_listen)
+    : listen_(std::move(listen)),
+      metrics_listen_(std::move(metrics_listen)),
+      dir_(MakeTempDir()) {
   data_dir_ = dir_ + "/data";
   config_path_ = dir_ + "/fairqd.yaml";
   log_path_ = dir_ + "/fairqd.log";
@@ -42,7 +47,7 @@ FairqdProcess::FairqdProcess(std::string config_yaml, std::string listen)
 void FairqdProcess::WriteConfig(const std::string& config_yaml) {
   std::ofstream config(config_path_, std::ios::trunc);
   config << "listen: " << listen_ << "\n"
-         << "metrics_listen: \"\"\n"
+         << "metrics_listen: \"" << metrics_listen_ << "\"\n"
          << "data_dir: " << data_dir_ << "\n"
          << config_yaml << "\n";
 }
@@ -97,6 +102,11 @@ bool FairqdProcess::Start() {
     size_t end = at == std::string::npos ? at : seen.find('\n', at);
     if (end != std::string::npos) {
       port_ = std::stoi(seen.substr(at + sizeof(kPortLine) - 1));
+      size_t metrics_at = seen.find(kMetricsPortLine);
+      if (metrics_at != std::string::npos && metrics_at < at) {
+        metrics_port_ =
+            std::stoi(seen.substr(metrics_at + sizeof(kMetricsPortLine) - 1));
+      }
     }
   }
   close(out[0]);
@@ -112,6 +122,7 @@ int FairqdProcess::WaitForExit() {
   waitpid(pid_, &status, 0);
   pid_ = -1;
   port_ = 0;
+  metrics_port_ = 0;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -22,10 +22,11 @@ namespace fairq::testing {
 class FairqdProcess {
  public:
   // `config_yaml` is appended to a base config (listen on `listen`, data
-  // in a fresh temp dir, metrics off); later keys may not repeat base keys:
-  // listen, data_dir, metrics_listen.
+  // in a fresh temp dir, metrics on `metrics_listen`, "" for off); later
+  // keys may not repeat base keys: listen, data_dir, metrics_listen.
   explicit FairqdProcess(std::string config_yaml = "",
-                         std::string listen = "127.0.0.1:0");
+                         std::string listen = "127.0.0.1:0",
+                         std::string metrics_listen = "");
   ~FairqdProcess();  // SIGKILL if still running; removes the temp dir
 
   // Starts fairqd and waits (at most 30 s) for it to report its port.
@@ -40,6 +41,8 @@ class FairqdProcess {
   bool running() const { return pid_ > 0; }
 
   int port() const { return port_; }
+  // The metrics port fairqd reported; 0 when its exporter is off.
+  int metrics_port() const { return metrics_port_; }
   const std::string& data_dir() const { return data_dir_; }
   const std::string& error() const { return error_; }
   // What fairqd wrote to stderr so far: its log (stdout carries only the
@@ -56,12 +59,14 @@ class FairqdProcess {
   void WriteConfig(const std::string& config_yaml);
 
   std::string listen_;
+  std::string metrics_listen_;
   std::string dir_;       // temp root: config, log, data
   std::string data_dir_;
   std::string config_path_;
   std::string log_path_;
   pid_t pid_ = -1;
   int port_ = 0;
+  int metrics_port_ = 0;
   std::string error_;
 };
 
