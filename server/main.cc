@@ -8,6 +8,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -20,17 +21,19 @@
 
 namespace {
 
+// Optional, so that an explicit empty value (--metrics-listen "" turns the
+// exporter off) still overrides the file.
 struct Flags {
   std::string config = "config/fairqd.yaml";
-  std::string listen, data_dir, metrics_listen;
+  std::optional<std::string> listen, data_dir, metrics_listen;
 };
 
 fairq::StatusOr<fairq::config::DaemonConfig> LoadWithFlags(const Flags& flags) {
   auto config = fairq::config::LoadConfig(flags.config);
   if (!config.ok()) return config;
-  if (!flags.listen.empty()) config->listen = flags.listen;
-  if (!flags.data_dir.empty()) config->data_dir = flags.data_dir;
-  if (!flags.metrics_listen.empty()) config->metrics_listen = flags.metrics_listen;
+  if (flags.listen) config->listen = *flags.listen;
+  if (flags.data_dir) config->data_dir = *flags.data_dir;
+  if (flags.metrics_listen) config->metrics_listen = *flags.metrics_listen;
   return config;
 }
 

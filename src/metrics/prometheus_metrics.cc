@@ -28,10 +28,14 @@ const prometheus::Histogram::BucketBoundaries kRpcBuckets = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
     0.1,    0.25,    0.5,    1,     2.5,    5,     10,   30,    60};
 // Quantile with its tolerated rank error: tighter where the tail matters.
+// Each observation is inserted into every age bucket's estimator, and
+// prometheus-cpp's CKMS insert shifts a sorted vector, so the sample count
+// the error implies is paid per lease on the dispatcher thread: 5 buckets at
+// 0.1% for p99 cost ~19% of that thread at 60k leases/s; 2 at 0.5% ~1%.
 const prometheus::Summary::Quantiles kWaitQuantiles = {
-    {0.5, 0.05}, {0.9, 0.01}, {0.99, 0.001}};
+    {0.5, 0.05}, {0.9, 0.01}, {0.99, 0.005}};
 constexpr std::chrono::seconds kWaitWindow{60};
-constexpr int kWaitWindowBuckets = 5;
+constexpr int kWaitWindowBuckets = 2;
 
 constexpr std::array<const char*, kJobEventCount> kJobEventNames = {
     "enqueued",      "completed", "failed", "retried",
