@@ -54,8 +54,12 @@ void TuneMeta(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
 // Job records carry payloads up to 1 MiB and are read by id (GetJob, lease):
 // bigger blocks keep the index small, and a bloom filter spares a disk read
 // for ids that are gone. The largest memtable, since it takes most bytes.
+// No compression: payloads are small or compressed by their producers, and
+// with 2M jobs queued every lease reads its record from an SST file; without
+// Snappy the backlog benchmark's 2M level ran 28-39% faster (A/B, 2 runs).
 void TuneJobs(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
   ApplyShape(r, {32 * kMiB, 16 * 1024, true}, o);
+  o->compression = rocksdb::kNoCompression;
 }
 
 // The busiest index: 20-byte keys, small values. A bigger memtable lets a
