@@ -29,6 +29,7 @@
 #include "server/broker/idempotency_index.h"
 #include "server/broker/job_table.h"
 #include "server/broker/lease_waiters.h"
+#include "server/broker/payload_cache.h"
 #include "server/broker/wait_window.h"
 #include "server/broker/worker_registry.h"
 #include "server/broker/writer.h"
@@ -203,6 +204,10 @@ class Broker {
   absl::flat_hash_map<std::string, uint32_t> tenant_ids_;
   absl::flat_hash_map<uint64_t, Depth> depth_;  // by tenant << 32 | pool
   JobTable jobs_;
+  // 8 MiB: at 100-byte payloads, the specs of the last ~30k enqueued jobs,
+  // enough that a lease granted within seconds of its enqueue (the common
+  // case with workers waiting) needs no store read.
+  PayloadCache payloads_{8 << 20};
   LeaseWaiters waiters_;
   WorkerRegistry workers_;
   Admission admission_;

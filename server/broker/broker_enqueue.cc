@@ -109,6 +109,7 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     MakeScheduled(id, job, start_ms, turn);
   } else {
     MakeReady(id, job, now_ms, turn, /*since_enqueue=*/true);
+    payloads_.Put(id, std::move(*record.mutable_spec()), now_ms);
   }
   LogJob(spdlog::level::debug, "job enqueued", id,
          {{"priority", job.priority},

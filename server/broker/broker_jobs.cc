@@ -92,6 +92,7 @@ void Broker::Forget(uint64_t job_id, JobMeta& job, Turn& turn) {
   Leave(job_id, job, turn);
   turn.batch.DeleteJob(job_id);
   jobs_.Erase(job_id);
+  payloads_.Erase(job_id);
 }
 
 // min(max, initial * 2^(attempts-1)) with +-20% jitter, so retries of a
@@ -134,6 +135,7 @@ void Broker::MakeDead(uint64_t job_id, JobMeta& job, int64_t now_ms,
          {{"error", jobs_.LastError(job_id)}});
   metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kDead);
   jobs_.Erase(job_id);  // the record stays on disk with the dead letter
+  payloads_.Erase(job_id);
 }
 
 }  // namespace fairq::server

@@ -9,13 +9,17 @@ using google::protobuf::util::TimeUtil;
 
 constexpr int64_t kDefaultWaitMs = 30'000;
 
-// Runs on the writer thread after the grants are durable: the payloads
-// live only in the store, so the reply is completed from there.
+// Runs on the writer's apply thread once the grants are applied: jobs whose
+// spec was not in the broker's PayloadCache are completed from the store.
 Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
   std::vector<uint64_t> ids;
-  for (const v1::LeasedJob& leased : response.jobs()) {
-    ids.push_back(leased.job().id());
+  std::vector<int> missing;  // indexes into response.jobs()
+  for (int i = 0; i < response.jobs_size(); ++i) {
+    if (response.jobs(i).job().has_spec()) continue;
+    ids.push_back(response.jobs(i).job().id());
+    missing.push_back(i);
   }
+  if (ids.empty()) return Status::Ok();
   auto records = store.GetJobs(ids);
   if (!records.ok()) {
     logging::Log(
@@ -23,15 +27,15 @@ Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
         {{"jobs", ids.size()}, {"error", records.status().ToString()}});
     return records.status();
   }
-  for (int i = 0; i < response.jobs_size(); ++i) {
-    const std::optional<v1::JobRecord>& record = (*records)[i];
+  for (size_t k = 0; k < ids.size(); ++k) {
+    const std::optional<v1::JobRecord>& record = (*records)[k];
     if (!record) {
       logging::Log(spdlog::level::err, "leased job has no record",
-                   {{"job_id", ids[i]}});
-      return Internal("store: leased job " + std::to_string(ids[i]) +
+                   {{"job_id", ids[k]}});
+      return Internal("store: leased job " + std::to_string(ids[k]) +
                       " has no record");
     }
-    v1::Job* job = response.mutable_jobs(i)->mutable_job();
+    v1::Job* job = response.mutable_jobs(missing[k])->mutable_job();
     *job->mutable_spec() = record->spec();
     *job->mutable_enqueued_at() =
         TimeUtil::MillisecondsToTimestamp(record->enqueued_unix_ms());
@@ -123,6 +127,11 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
   out->set_last_error(jobs_.LastError(job_id));
   leased->set_lease_token(job.token);
   *leased->mutable_deadline() = TimeUtil::MillisecondsToTimestamp(job.at_ms);
+  if (std::optional<PayloadCache::Entry> cached = payloads_.Take(job_id)) {
+    *out->mutable_spec() = std::move(cached->spec);
+    *out->mutable_enqueued_at() =
+        TimeUtil::MillisecondsToTimestamp(cached->enqueued_ms);
+  }
 }
 
 void Broker::AnswerWaiter(LeaseWaiters::Waiter waiter, Turn& turn) {

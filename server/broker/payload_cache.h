@@ -1,0 +1,93 @@
+// PayloadCache: the specs (payloads) of the most recently enqueued jobs, so
+// a lease granted soon after the enqueue is answered from memory instead of
+// a store read on the writer's apply thread. Bounded by bytes; the oldest
+// entry goes first. Only an optimisation: a job not found here is read from
+// the store as before, and specs never change, so an entry is never stale.
+//
+// Not thread-safe; owned by the Broker on the dispatcher thread.
+#ifndef FAIRQ_SERVER_BROKER_PAYLOAD_CACHE_H_
+#define FAIRQ_SERVER_BROKER_PAYLOAD_CACHE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "fairq/v1/fairq.pb.h"
+
+namespace fairq::server {
+
+class PayloadCache {
+ public:
+  struct Entry {
+    v1::JobSpec spec;
+    int64_t enqueued_ms = 0;
+  };
+
+  explicit PayloadCache(size_t budget_bytes) : budget_(budget_bytes) {}
+
+  void Put(uint64_t job_id, v1::JobSpec spec, int64_t enqueued_ms) {
+    Take(job_id);
+    size_t bytes = Cost(spec);
+    if (bytes > budget_) return;
+    while (bytes_ + bytes > budget_) EvictOldest();
+    bytes_ += bytes;
+    entries_.emplace(job_id, Entry{std::move(spec), enqueued_ms});
+    order_.push_back(job_id);
+    DropTakenIds();
+  }
+
+  // Removes and returns the job's entry, if it is still here.
+  std::optional<Entry> Take(uint64_t job_id) {
+    auto it = entries_.find(job_id);
+    if (it == entries_.end()) return std::nullopt;
+    Entry entry = std::move(it->second);
+    bytes_ -= Cost(entry.spec);
+    entries_.erase(it);
+    return entry;
+  }
+
+  void Erase(uint64_t job_id) { Take(job_id); }
+
+  size_t bytes() const { return bytes_; }
+  size_t order_size() const { return order_.size(); }  // for tests
+
+ private:
+  // The spec's heap bytes plus the map's and the order's share, roughly.
+  static size_t Cost(const v1::JobSpec& spec) {
+    return spec.SpaceUsedLong() + sizeof(Entry) + 2 * sizeof(uint64_t);
+  }
+
+  void EvictOldest() {
+    uint64_t id = order_.front();
+    order_.pop_front();
+    Take(id);
+  }
+
+  // Take leaves the id in `order_`. Most jobs are taken in about the order
+  // they came, so their ids are dropped from the front; should one old entry
+  // stay (a paused tenant), the queue is rebuilt once it holds more than
+  // twice the live entries, which keeps it O(entries), amortised O(1).
+  void DropTakenIds() {
+    while (!order_.empty() && !entries_.contains(order_.front())) {
+      order_.pop_front();
+    }
+    if (order_.size() <= 2 * entries_.size() + 64) return;
+    std::deque<uint64_t> live;
+    for (uint64_t id : order_) {
+      if (entries_.contains(id)) live.push_back(id);
+    }
+    order_.swap(live);
+  }
+
+  const size_t budget_;
+  size_t bytes_ = 0;
+  absl::flat_hash_map<uint64_t, Entry> entries_;
+  std::deque<uint64_t> order_;  // insertion order, oldest first
+};
+
+}  // namespace fairq::server
+
+#endif  // FAIRQ_SERVER_BROKER_PAYLOAD_CACHE_H_

@@ -1,0 +1,61 @@
+#include "server/broker/payload_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fairq::server {
+namespace {
+
+v1::JobSpec Spec(const std::string& payload) {
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_payload(payload);
+  return spec;
+}
+
+TEST(PayloadCacheTest, TakeReturnsTheSpecOnce) {
+  PayloadCache cache(1 << 20);
+  cache.Put(7, Spec("seven"), 1'764'000'000'000);
+  std::optional<PayloadCache::Entry> entry = cache.Take(7);
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->spec.payload(), "seven");
+  EXPECT_EQ(entry->enqueued_ms, 1'764'000'000'000);
+  EXPECT_FALSE(cache.Take(7));
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
+TEST(PayloadCacheTest, TheOldestEntriesGoFirstAndTheBudgetHolds) {
+  const std::string payload(1000, 'x');
+  PayloadCache cache(10'000);
+  for (uint64_t id = 1; id <= 100; ++id) {
+    cache.Put(id, Spec(payload), 0);
+    EXPECT_LE(cache.bytes(), 10'000u);
+  }
+  EXPECT_FALSE(cache.Take(1));
+  EXPECT_TRUE(cache.Take(100));
+  EXPECT_TRUE(cache.Take(99));
+}
+
+TEST(PayloadCacheTest, ASpecLargerThanTheBudgetIsNotKept) {
+  PayloadCache cache(100);
+  cache.Put(1, Spec(std::string(1000, 'x')), 0);
+  EXPECT_FALSE(cache.Take(1));
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
+// Entries taken out of order (one tenant paused, everyone else leased at
+// once) must not make the insertion-order queue grow without bound.
+TEST(PayloadCacheTest, TakenEntriesDoNotAccumulate) {
+  PayloadCache cache(1 << 20);
+  cache.Put(1, Spec("stays"), 0);  // never taken
+  for (uint64_t id = 2; id < 200'000; ++id) {
+    cache.Put(id, Spec("p"), 0);
+    ASSERT_TRUE(cache.Take(id));
+  }
+  EXPECT_LE(cache.order_size(), 2 * 1 + 64 + 1);
+  EXPECT_TRUE(cache.Take(1));
+}
+
+}  // namespace
+}  // namespace fairq::server
