@@ -16,6 +16,7 @@ bool Mutates(const Command& command) {
            std::holds_alternative<ListTenantsCommand>(command) ||
            std::holds_alternative<QueueStatsCommand>(command) ||
            std::holds_alternative<LeaseCanceledCommand>(command) ||
+           std::holds_alternative<SyncBarrierCommand>(command) ||
            std::holds_alternative<MetricsSnapshotCommand>(command));
 }
 
@@ -124,6 +125,8 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
           HandleQueueStats(c, now_ms, turn);
         } else if constexpr (std::is_same_v<T, RequeueDeadCommand>) {
           HandleRequeueDead(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, SyncBarrierCommand>) {
+          Reply(turn, std::move(c.done), c.status);
         } else if constexpr (std::is_same_v<T, MetricsSnapshotCommand>) {
           HandleMetricsSnapshot(c, now_ms);
         } else {

@@ -90,7 +90,7 @@ struct StoredIndexes {
     store::ReadyKey key;
     v1::ReadyEntry entry;
   };
-  std::vector<Ready> ready;  // by ready time, then sequence
+  std::vector<Ready> ready;  // by sequence
   absl::flat_hash_set<uint64_t> ready_ids;
   absl::flat_hash_map<uint64_t, std::pair<int64_t, v1::ScheduledEntry>>
       scheduled;  // job id -> due time, entry
@@ -108,10 +108,10 @@ StatusOr<StoredIndexes> ReadIndexes(const store::Store& store) {
         idx.max_seq = std::max(idx.max_seq, key.seq);
         return true;
       }));
-  std::sort(idx.ready.begin(), idx.ready.end(), [](const auto& a, const auto& b) {
-    return std::pair(a.entry.ready_unix_ms(), a.key.seq) <
-           std::pair(b.entry.ready_unix_ms(), b.key.seq);
-  });
+  // In the order they became ready (the sequence), not by their wall-clock
+  // ready time, which a clock step could reorder.
+  std::sort(idx.ready.begin(), idx.ready.end(),
+            [](const auto& a, const auto& b) { return a.key.seq < b.key.seq; });
   FAIRQ_RETURN_IF_ERROR(store.ScanScheduled(
       [&](const store::ScheduledKey& key, const v1::ScheduledEntry& entry) {
         idx.scheduled[key.job_id] = {key.due_unix_ms, entry};
@@ -134,7 +134,7 @@ StatusOr<StoredIndexes> ReadIndexes(const store::Store& store) {
 
 // One pass over the jobs family in id order (enqueue order). A job's state
 // comes from its index entry; a job with none is READY since its enqueue
-// (JobMeta::ImpliedReady). Jobs requeued with an entry of their own go back
+// (JobMeta::ready_entry). Jobs requeued with an entry of their own go back
 // between those by ready time, so every queue keeps its order.
 Status Broker::RestoreJobs(int64_t now_ms) {
   StatusOr<StoredIndexes> indexes = ReadIndexes(*store_);

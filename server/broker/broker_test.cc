@@ -265,6 +265,22 @@ TEST_F(BrokerTest, RestartKeepsTheOrderOfFreshAndRequeuedJobs) {
   EXPECT_TRUE(StoredReadyJobs(*store_).empty());
 }
 
+// A reply built from a store read waits for the durable stage of its turn
+// (after the fsync of everything applied before it), never the early one.
+TEST_F(BrokerTest, ASyncBarrierRepliesOnlyAfterItsTurnIsDurable) {
+  std::optional<Status> done;
+  Command barrier = SyncBarrierCommand{NotFound("job: 7 is gone"),
+                                       [&](const Status& s) { done = s; }};
+  Turn turn(store_->NewBatch());
+  broker_->Handle(barrier, now_, turn);
+  EXPECT_FALSE(done);
+  EXPECT_TRUE(turn.replies_before_sync.empty());
+  ASSERT_EQ(turn.replies.size(), 1u);
+  ASSERT_TRUE(Commit(turn).ok());
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->code(), StatusCode::kNotFound);
+}
+
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
   uint64_t id = Enqueue("a");
   auto lease = Lease();

@@ -3,9 +3,11 @@
 // until `done` runs) and `done`, which finishes the call.
 //
 // Threading: built on a gRPC thread, moved through the dispatcher's queue,
-// handled on the dispatcher thread; `done` runs on the writer thread after
-// the command's writes are durable (or have failed). A command never runs
-// `done` twice, and every command runs it exactly once, even at shutdown.
+// handled on the dispatcher thread; `done` runs on a writer thread: after
+// the command's turn is durable (or failed) on the sync thread, or, for a
+// Lease that got jobs, once the turn is applied, on the apply thread (a lease
+// may be forgotten by a power loss: the job is redelivered). A command never
+// runs `done` twice, and every command runs it exactly once, even at shutdown.
 #ifndef FAIRQ_SERVER_BROKER_COMMANDS_H_
 #define FAIRQ_SERVER_BROKER_COMMANDS_H_
 
@@ -121,6 +123,15 @@ struct RequeueDeadCommand {
   Done done;
 };
 
+// A reply the handler built from a store read, released once everything
+// applied before it is durable. Writes are readable as soon as they are
+// applied, before their fsync: without this, a read could report a job
+// finished (NOT_FOUND, DEAD) that a power loss then brings back.
+struct SyncBarrierCommand {
+  Status status;
+  Done done;
+};
+
 struct PurgeTenantCommand {
   const v1::PurgeTenantRequest* request;
   v1::PurgeTenantResponse* response;
@@ -141,6 +152,7 @@ using Command =
                  FailCommand, GetJobCommand, CancelJobCommand,
                  SetTenantCommand, GetTenantCommand, ListTenantsCommand,
                  PauseTenantCommand, QueueStatsCommand, RequeueDeadCommand,
+                 SyncBarrierCommand,
                  PurgeTenantCommand, MetricsSnapshotCommand>;
 
 // Runs a command's `done` with `status` (for commands that carry one).

@@ -3,7 +3,10 @@
 //   gRPC threads  validate and translate requests, then Post commands;
 //   dispatcher    owns the Broker: applies commands and timers, one turn at
 //                 a time, and hands each turn's writes and replies on;
-//   writer        commits turns (group commit) and then runs their replies;
+//   writer apply  writes turns' batches, runs lease replies (writer.h);
+//   writer sync   syncs the log once per group, then runs the other replies;
+//   metrics       prometheus-cpp's exporter threads: serve /metrics, asking
+//                 this thread for a snapshot by command (src/metrics);
 //   main          waits for signals and shuts the others down in order.
 // The Broker is moved in and never handed out: only this thread touches it.
 // Post is safe from any thread; everything else is for the owner (main).

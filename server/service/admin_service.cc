@@ -128,7 +128,7 @@ grpc::ServerUnaryReactor* AdminService::ListDeadLetters(
     job->set_attempts(letter.attempts());
     job->set_last_error(letter.last_error());
   }
-  return FinishNow(ctx, Status::Ok());
+  return FinishWhenDurable(ctx, *context_.dispatcher, Status::Ok());
 }
 
 grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(

@@ -103,14 +103,14 @@ grpc::ServerUnaryReactor* ProducerService::GetJob(
     grpc::CallbackServerContext* ctx, const v1::GetJobRequest* request,
     v1::Job* response) {
   Status read = ReadJob(*context_.store, request->job_id(), response);
-  if (!read.ok()) return FinishNow(ctx, read);
+  if (!read.ok()) return FinishWhenDurable(ctx, *context_.dispatcher, read);
   auto dead = context_.store->GetDead(request->job_id());
   if (!dead.ok()) return FinishNow(ctx, dead.status());
   if (*dead) {
     response->set_state(v1::JOB_STATE_DEAD);
     response->set_attempts((*dead)->attempts());
     response->set_last_error((*dead)->last_error());
-    return FinishNow(ctx, Status::Ok());
+    return FinishWhenDurable(ctx, *context_.dispatcher, Status::Ok());
   }
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   context_.dispatcher->Post(GetJobCommand{response, FinishLater(reactor)});
@@ -121,7 +121,7 @@ grpc::ServerUnaryReactor* ProducerService::CancelJob(
     grpc::CallbackServerContext* ctx, const v1::CancelJobRequest* request,
     v1::Job* response) {
   Status read = ReadJob(*context_.store, request->job_id(), response);
-  if (!read.ok()) return FinishNow(ctx, read);
+  if (!read.ok()) return FinishWhenDurable(ctx, *context_.dispatcher, read);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   context_.dispatcher->Post(CancelJobCommand{response, FinishLater(reactor)});
   return reactor;

@@ -37,6 +37,16 @@ inline Done FinishLater(grpc::ServerUnaryReactor* reactor) {
   };
 }
 
+// Finishes a call whose reply was read from the store with `status`, once
+// everything applied before the read is durable (SyncBarrierCommand).
+inline grpc::ServerUnaryReactor* FinishWhenDurable(
+    grpc::CallbackServerContext* ctx, Dispatcher& dispatcher,
+    const Status& status) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  dispatcher.Post(SyncBarrierCommand{status, FinishLater(reactor)});
+  return reactor;
+}
+
 }  // namespace fairq::server
 
 #endif  // FAIRQ_SERVER_SERVICE_SERVICE_CONTEXT_H_

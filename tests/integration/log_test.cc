@@ -265,7 +265,9 @@ TEST_F(LogTest, ClientErrorsAreNotLoggedAtInfo) {
               grpc::StatusCode::NOT_FOUND);
   }
   ASSERT_EQ(daemon.Terminate(), 0);
-  for (const Line& line : ParseJsonLines(daemon.Log())) {
+  std::vector<Line> lines = ParseJsonLines(daemon.Log());
+  ASSERT_FALSE(lines.empty());  // startup and shutdown lines at least
+  for (const Line& line : lines) {
     EXPECT_EQ(line.Str("level"), "info") << line.Str("msg");
     EXPECT_FALSE(line.Has("job_id") || line.Has("tenant") || line.Has("source"))
         << line.Str("msg");
