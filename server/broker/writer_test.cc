@@ -6,7 +6,10 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -68,6 +71,28 @@ TEST_F(WriterTest, RepliesRunInTurnOrderLeasesFirst) {
   EXPECT_LT(pos("t2 lease OK"), pos("t2 ack OK"));
   EXPECT_LT(pos("t1 ack OK"), pos("t2 ack OK"));
   EXPECT_EQ(store_->failed(), false);
+}
+
+// The point of the two threads: a lease reply does not wait for the fsync.
+TEST_F(WriterTest, ALeaseIsAnsweredWhileItsSyncIsStillRunning) {
+  faults_.HoldSyncs(true);
+  Writer writer(store_.get(), 4);
+  writer.Start();
+  std::promise<void> leased;
+  std::atomic<int> acks{0};
+  Turn turn(store_->NewBatch());
+  v1::PoolRecord pool;
+  turn.batch.PutPool("p", pool);
+  turn.replies_before_sync.push_back([&](const Status&) { leased.set_value(); });
+  turn.replies.push_back([&](const Status&) { ++acks; });
+  writer.Submit(std::move(turn));
+  // Bounded only so that a regression fails instead of hanging the suite.
+  ASSERT_EQ(leased.get_future().wait_for(std::chrono::seconds(30)),
+            std::future_status::ready);
+  EXPECT_EQ(acks.load(), 0);  // its sync is held: the ack must wait
+  faults_.HoldSyncs(false);
+  writer.Stop();
+  EXPECT_EQ(acks.load(), 1);
 }
 
 TEST_F(WriterTest, AFailedSyncFailsTheAcksButNotTheLeases) {

@@ -1,5 +1,6 @@
 #include "store/fault_injection_env.h"
 
+#include <condition_variable>
 #include <mutex>
 #include <utility>
 
@@ -14,6 +15,8 @@ struct FaultInjectionEnv::State {
   std::string marker;
   bool torn = false;
   bool fail_syncs = false;
+  bool hold_syncs = false;
+  std::condition_variable syncs_released;
   uint64_t append_calls = 0;
   uint64_t injected_failures = 0;
 };
@@ -65,7 +68,8 @@ class FaultyWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
   }
 
   bool ShouldFailSync() {
-    std::lock_guard lock(state_->mu);
+    std::unique_lock lock(state_->mu);
+    state_->syncs_released.wait(lock, [&] { return !state_->hold_syncs; });
     if (state_->fail_syncs) ++state_->injected_failures;
     return state_->fail_syncs;
   }
@@ -156,6 +160,14 @@ void FaultInjectionEnv::SetTornWrites(bool torn) {
 void FaultInjectionEnv::FailSyncs(bool fail) {
   std::lock_guard lock(state_->mu);
   state_->fail_syncs = fail;
+}
+
+void FaultInjectionEnv::HoldSyncs(bool hold) {
+  {
+    std::lock_guard lock(state_->mu);
+    state_->hold_syncs = hold;
+  }
+  state_->syncs_released.notify_all();
 }
 
 uint64_t FaultInjectionEnv::append_calls() const {

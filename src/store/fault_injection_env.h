@@ -41,6 +41,9 @@ class FaultInjectionEnv {
   void SetTornWrites(bool torn);
   // Sync and Fsync fail with IOError.
   void FailSyncs(bool fail);
+  // While held, Sync and Fsync wait (then go on as usual when released), so
+  // a test can see what happens before a sync completes.
+  void HoldSyncs(bool hold);
 
   // Calls seen (failed or not), to check that nothing was attempted.
   uint64_t append_calls() const;
