@@ -160,14 +160,17 @@ void PrometheusMetrics::FoldPool(const BrokerState& state, uint32_t pool,
 // their labels' rows.
 PrometheusMetrics::ScrapeView PrometheusMetrics::Digest(
     const BrokerState& state, int64_t now_ms) {
-  std::vector<bool> busy(state.tenants.size());
+  using Jobs = TenantLabels::Jobs;
+  std::vector<Jobs> jobs(state.tenants.size(), Jobs::kNone);
   for (const TenantPoolState& row : state.rows) {
-    if (row.tenant < busy.size() &&
-        row.ready + row.scheduled + row.leased > 0) {
-      busy[row.tenant] = true;
+    if (row.tenant >= jobs.size()) continue;
+    if (row.ready + row.scheduled + row.leased > 0) {
+      jobs[row.tenant] = Jobs::kLive;
+    } else if (row.dead > 0 && jobs[row.tenant] == Jobs::kNone) {
+      jobs[row.tenant] = Jobs::kDeadOnly;
     }
   }
-  for (uint32_t slot : labels_.Rebalance(busy, now_ms)) DropSeries(slot);
+  for (uint32_t slot : labels_.Rebalance(jobs, now_ms)) DropSeries(slot);
   window_.Advance(now_ms);
 
   ScrapeView view;

@@ -53,18 +53,32 @@ std::vector<uint32_t> TenantLabels::Evict(size_t count, int64_t now_ms) {
   return freed;
 }
 
-std::vector<uint32_t> TenantLabels::Rebalance(const std::vector<bool>& busy,
+void TenantLabels::ShowWithJobs(const std::vector<Jobs>& jobs) {
+  for (uint32_t t = 0; t < jobs.size() && !free_.empty(); ++t) {
+    Entry& entry = entries_[t];
+    bool own_slot = entry.slot != kNone && entry.slot != kOther;
+    if (jobs[t] != Jobs::kNone && !own_slot && !entry.pinned) {
+      entry.slot = kNone;
+      Assign(entry, t);
+    }
+  }
+}
+
+std::vector<uint32_t> TenantLabels::Rebalance(const std::vector<Jobs>& jobs,
                                               int64_t now_ms) {
-  if (busy.size() > entries_.size()) entries_.resize(busy.size());
+  if (jobs.size() > entries_.size()) entries_.resize(jobs.size());
+  auto busy = [&](uint32_t t) {
+    return t < jobs.size() && jobs[t] == Jobs::kLive;
+  };
   // Busy tenants not seen since they last had a slot (e.g. jobs restored at
   // startup) come first, in id order.
-  for (uint32_t t = 0; t < busy.size(); ++t) {
-    if (busy[t] && entries_[t].slot == kNone) Assign(entries_[t], t);
+  for (uint32_t t = 0; t < jobs.size(); ++t) {
+    if (busy(t) && entries_[t].slot == kNone) Assign(entries_[t], t);
   }
   std::vector<std::pair<uint32_t, uint32_t>> waiting;  // events, tenant
   for (uint32_t t = 0; t < entries_.size(); ++t) {
     Entry& entry = entries_[t];
-    bool active = entry.events > 0 || (t < busy.size() && busy[t]);
+    bool active = entry.events > 0 || busy(t);
     if (active || entry.last_active_ms == kNever) entry.last_active_ms = now_ms;
     if (active && entry.slot == kOther && !entry.pinned) {
       waiting.emplace_back(entry.events, t);
@@ -85,6 +99,9 @@ std::vector<uint32_t> TenantLabels::Rebalance(const std::vector<bool>& busy,
     entry.slot = kNone;
     Assign(entry, tenant);
   }
+  // Last: a free slot goes to an active tenant before one with only dead
+  // jobs.
+  ShowWithJobs(jobs);
   return freed;
 }
 

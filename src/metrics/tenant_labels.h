@@ -4,6 +4,10 @@
 //   - A tenant takes a free slot the first time it is active (an event, or
 //     jobs queued or leased at a scrape): first come, first served. With no
 //     slot free it is counted under _other (slot kOther).
+//   - A tenant with jobs in some state but none queued or leased (only DEAD
+//     ones, e.g. after a restart) is shown but not active: at a Rebalance it
+//     takes a slot left free once the active tenants have theirs, and it
+//     stays idle, so it may lose the slot to an active one.
 //   - At each Rebalance (one per scrape), when active _other tenants wait,
 //     labeled tenants idle for at least `idle_ms` (no event, nothing queued
 //     or leased) give their slots up, longest idle first, and the free
@@ -48,10 +52,17 @@ class TenantLabels {
   // The tenant never gets a slot of its own (one named "_other").
   void KeepInOther(uint32_t tenant);
 
-  // Once per scrape. `busy[t]`: tenant t has jobs queued or leased (ids past
-  // the end are not busy). Returns the slots taken from their tenants, whose
-  // series the caller must drop before anything else uses the slot.
-  std::vector<uint32_t> Rebalance(const std::vector<bool>& busy,
+  // What a tenant has in the broker at a scrape.
+  enum class Jobs : uint8_t {
+    kNone,
+    kDeadOnly,  // only DEAD jobs: shown, but idle
+    kLive,      // some READY, SCHEDULED or LEASED: busy
+  };
+
+  // Once per scrape. `jobs[t]`: what tenant t has (ids past the end have
+  // none). Returns the slots taken from their tenants, whose series the
+  // caller must drop before anything else uses the slot.
+  std::vector<uint32_t> Rebalance(const std::vector<Jobs>& jobs,
                                   int64_t now_ms);
 
   // Tenants holding a slot of their own.
@@ -72,6 +83,8 @@ class TenantLabels {
   };
 
   void Assign(Entry& entry, uint32_t tenant);
+  // Tenants with jobs but no slot of their own take the free slots, by id.
+  void ShowWithJobs(const std::vector<Jobs>& jobs);
   uint32_t free_count() const { return static_cast<uint32_t>(free_.size()); }
   // Frees up to `count` slots of tenants idle long enough; returns them.
   std::vector<uint32_t> Evict(size_t count, int64_t now_ms);

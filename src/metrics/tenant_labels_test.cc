@@ -11,6 +11,10 @@ using ::testing::IsEmpty;
 
 constexpr int64_t kIdleMs = 600'000;
 constexpr uint32_t kOther = TenantLabels::kOther;
+using Jobs = TenantLabels::Jobs;
+constexpr Jobs kNone = Jobs::kNone;
+constexpr Jobs kDeadOnly = Jobs::kDeadOnly;
+constexpr Jobs kLive = Jobs::kLive;
 
 TEST(TenantLabelsTest, FirstComeTakeSlotsUntilTheCapThenOther) {
   TenantLabels labels(2, kIdleMs);
@@ -29,16 +33,52 @@ TEST(TenantLabelsTest, ZeroCapPutsEveryoneInOther) {
   TenantLabels labels(0, kIdleMs);
   EXPECT_EQ(labels.Touch(0), kOther);
   EXPECT_EQ(labels.Touch(1), kOther);
-  EXPECT_THAT(labels.Rebalance({true, true}, 1000), IsEmpty());
+  EXPECT_THAT(labels.Rebalance({kLive, kLive}, 1000), IsEmpty());
   EXPECT_EQ(labels.labeled(), 0u);
 }
 
 TEST(TenantLabelsTest, BusyTenantsWithoutEventsTakeFreeSlotsAtRebalance) {
   TenantLabels labels(1, kIdleMs);
   // Jobs restored at startup: busy, but no event has touched them yet.
-  EXPECT_THAT(labels.Rebalance({false, true, true}, 1000), IsEmpty());
+  EXPECT_THAT(labels.Rebalance({kNone, kLive, kLive}, 1000), IsEmpty());
   EXPECT_EQ(labels.SlotOf(1), 1u);
   EXPECT_EQ(labels.SlotOf(2), kOther);
+}
+
+TEST(TenantLabelsTest, TenantsWithOnlyDeadJobsTakeSlotsLeftFree) {
+  TenantLabels labels(2, kIdleMs);
+  // After a restart: 0 and 2 have only dead jobs, 1 has jobs queued. The
+  // busy tenant chooses first; the slot left goes to the lowest id.
+  EXPECT_THAT(labels.Rebalance({kDeadOnly, kLive, kDeadOnly}, 1000), IsEmpty());
+  EXPECT_EQ(labels.SlotOf(1), 1u);
+  EXPECT_EQ(labels.SlotOf(0), 2u);
+  EXPECT_EQ(labels.SlotOf(2), kOther);
+  EXPECT_EQ(labels.labeled(), 2u);
+}
+
+TEST(TenantLabelsTest, DeadJobsDoNotKeepATenantFromEviction) {
+  TenantLabels labels(1, kIdleMs);
+  EXPECT_THAT(labels.Rebalance({kDeadOnly}, 0), IsEmpty());
+  EXPECT_EQ(labels.SlotOf(0), 1u);
+  labels.Touch(1);  // _other
+  EXPECT_THAT(labels.Rebalance({kDeadOnly, kLive}, kIdleMs - 1), IsEmpty());
+  EXPECT_EQ(labels.SlotOf(0), 1u);
+  labels.Touch(1);
+  EXPECT_THAT(labels.Rebalance({kDeadOnly, kLive}, kIdleMs), ElementsAre(1u));
+  EXPECT_EQ(labels.SlotOf(1), 1u);
+  EXPECT_EQ(labels.SlotOf(0), kOther);
+  // Without a free slot it stays in _other, and takes none by eviction.
+  EXPECT_THAT(labels.Rebalance({kDeadOnly, kNone}, 10 * kIdleMs), IsEmpty());
+  EXPECT_EQ(labels.SlotOf(0), kOther);
+  EXPECT_EQ(labels.SlotOf(1), 1u);
+}
+
+TEST(TenantLabelsTest, ATenantKeptInOtherTakesNoSlotForItsDeadJobs) {
+  TenantLabels labels(1, kIdleMs);
+  labels.KeepInOther(0);
+  EXPECT_THAT(labels.Rebalance({kDeadOnly}, 0), IsEmpty());
+  EXPECT_EQ(labels.SlotOf(0), kOther);
+  EXPECT_EQ(labels.labeled(), 0u);
 }
 
 TEST(TenantLabelsTest, IdleTenantKeepsItsSlotWhileNobodyWaits) {
@@ -71,10 +111,10 @@ TEST(TenantLabelsTest, QueuedOrLeasedJobsKeepATenantFromEviction) {
   TenantLabels labels(1, kIdleMs);
   labels.Touch(0);
   labels.Touch(1);
-  EXPECT_THAT(labels.Rebalance({true, false}, 0), IsEmpty());
+  EXPECT_THAT(labels.Rebalance({kLive, kNone}, 0), IsEmpty());
   labels.Touch(1);
   // No event from tenant 0 for long, but it has jobs waiting.
-  EXPECT_THAT(labels.Rebalance({true, false}, 5 * kIdleMs), IsEmpty());
+  EXPECT_THAT(labels.Rebalance({kLive, kNone}, 5 * kIdleMs), IsEmpty());
   EXPECT_EQ(labels.SlotOf(0), 1u);
 }
 
@@ -115,7 +155,7 @@ TEST(TenantLabelsTest, ATenantKeptInOtherNeverGetsASlot) {
   labels.KeepInOther(0);  // gives its slot back
   EXPECT_EQ(labels.labeled(), 0u);
   EXPECT_EQ(labels.Touch(0), kOther);
-  EXPECT_THAT(labels.Rebalance({true}, kIdleMs), IsEmpty());
+  EXPECT_THAT(labels.Rebalance({kLive}, kIdleMs), IsEmpty());
   EXPECT_EQ(labels.SlotOf(0), kOther);
   EXPECT_NE(labels.Touch(1), kOther);
   EXPECT_NE(labels.Touch(2), kOther);  // both slots are free for others
