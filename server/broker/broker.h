@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "base/status.h"
 #include "metrics/metrics.h"
 #include "sched/scheduler.h"
@@ -205,6 +206,9 @@ class Broker {
   absl::flat_hash_map<std::string, uint32_t> tenant_ids_;
   absl::flat_hash_map<uint64_t, Depth> depth_;  // by tenant << 32 | pool
   JobTable jobs_;
+  // Ids of the dead letters (8-16 bytes each), so that a requeue read from
+  // the store before a concurrent requeue revived the job does nothing.
+  absl::flat_hash_set<uint64_t> dead_ids_;
   // 8 MiB: at 100-byte payloads, the specs of the last ~30k enqueued jobs,
   // enough that a lease granted within seconds of its enqueue (the common
   // case with workers waiting) needs no store read.

@@ -106,7 +106,10 @@ void Broker::HandleRequeueDead(RequeueDeadCommand& c, int64_t now_ms,
                                Turn& turn) {
   uint64_t requeued = 0;
   for (const v1::JobRecord& record : c.jobs) {
-    if (jobs_.Find(record.id()) != nullptr) continue;  // live again already
+    // The handler read these dead letters earlier, on a gRPC thread; another
+    // requeue may have revived the job since (and it may even have finished,
+    // its record gone). Only a job that is dead now comes back.
+    if (!dead_ids_.erase(record.id())) continue;
     JobMeta& job = jobs_.Insert(
         record.id(),
         MetaFor(record.spec(), record.tenant_id(), record.pool_id()));

@@ -130,6 +130,7 @@ void Broker::MakeDead(uint64_t job_id, JobMeta& job, int64_t now_ms,
   dead.set_last_error(jobs_.LastError(job_id));
   dead.set_died_unix_ms(now_ms);
   turn.batch.PutDead(job_id, dead);
+  dead_ids_.insert(job_id);
   ++DepthOf(job.tenant, job.pool).dead;
   LogJob(spdlog::level::debug, "job dead", job_id,
          {{"error", jobs_.LastError(job_id)}});

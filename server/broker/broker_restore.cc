@@ -161,6 +161,7 @@ Status Broker::RestoreJobs(int64_t now_ms) {
     while (dead != idx.dead.end() && *dead < id) ++dead;
     if (dead != idx.dead.end() && *dead == id) {
       ++DepthOf(record.tenant_id(), record.pool_id()).dead;
+      dead_ids_.insert(id);
       return true;
     }
     JobMeta& job = jobs_.Insert(

@@ -210,6 +210,36 @@ TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   EXPECT_EQ((*dead)->attempts(), 2u);
 }
 
+// A requeue built from a dead letter read before another requeue revived
+// (and finished) the job does nothing: no ghost job, no negative count.
+TEST_F(BrokerTest, AStaleDeadLetterRequeueDoesNothing) {
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_max_attempts(1);
+  *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(1000);
+  uint64_t id = Enqueue(spec);
+  ASSERT_EQ(Lease()->response.jobs_size(), 1);
+  Advance(1000);  // lapses with no attempt left: DEAD
+  ASSERT_EQ(Stats("a").dead(), 1u);
+  auto record = store_->GetJob(id);
+  ASSERT_TRUE(record.ok() && record->has_value());
+  auto requeue = [&] {
+    v1::RequeueDeadLettersResponse response;
+    Command command = RequeueDeadCommand{{**record}, &response,
+                                         [](const Status&) {}};
+    Turn1(&command);
+    return response.requeued();
+  };
+  EXPECT_EQ(requeue(), 1u);
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  EXPECT_EQ(CompleteCode(id, lease->response.jobs(0).lease_token()), 0);
+  EXPECT_EQ(requeue(), 0u);  // read before the first requeue: stale now
+  EXPECT_EQ(Stats("a").dead(), 0u);
+  EXPECT_EQ(Stats("a").ready(), 0u);
+  EXPECT_EQ(Lease()->response.jobs_size(), 0);
+}
+
 TEST_F(BrokerTest, RestartKeepsEveryStateAndLeases) {
   uint64_t ready = Enqueue("a");
   uint64_t leased = Enqueue("a");
