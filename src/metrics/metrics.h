@@ -66,8 +66,9 @@ class Metrics {
   // One dispatcher turn took `seconds` (timers, commands, matching).
   virtual void TurnDone(double seconds) = 0;
 
-  // --- Writer thread ----------------------------------------------------
-  // One group commit of `turns` dispatcher turns took `seconds`.
+  // --- Writer sync thread -----------------------------------------------
+  // A group of `turns` dispatcher turns that wrote became durable `seconds`
+  // after its (longest) apply began: apply plus fsync.
   virtual void GroupCommitted(double seconds, size_t turns) = 0;
 
   // --- gRPC threads -----------------------------------------------------
