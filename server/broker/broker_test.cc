@@ -240,49 +240,6 @@ TEST_F(BrokerTest, AStaleDeadLetterRequeueDoesNothing) {
   EXPECT_EQ(Lease()->response.jobs_size(), 0);
 }
 
-// Lease calls handled in a turn the test commits itself.
-struct ManualLease {
-  v1::LeaseRequest request;
-  v1::LeaseResponse response;
-  std::optional<Status> done;
-};
-
-// A job whose payload is still in memory is answered at once, before its
-// turn is applied; one that must be read from the store waits for the apply.
-TEST_F(BrokerTest, ALeaseOfACachedJobIsAnsweredBeforeItsTurnIsApplied) {
-  uint64_t id = Enqueue("a");
-  ManualLease call;
-  call.request.set_worker_id("w1");
-  call.request.set_slots(1);
-  Command command = LeaseCommand{next_waiter_++, &call.request, &call.response,
-                                 [&](const Status& s) { call.done = s; }};
-  Turn turn(store_->NewBatch());
-  broker_->Handle(command, now_, turn);
-  ASSERT_TRUE(call.done && call.done->ok());
-  ASSERT_EQ(call.response.jobs_size(), 1);
-  EXPECT_EQ(call.response.jobs(0).job().id(), id);
-  EXPECT_EQ(call.response.jobs(0).job().spec().payload(), "payload-a");
-  EXPECT_TRUE(turn.replies_before_sync.empty());
-  ASSERT_TRUE(Commit(turn).ok());
-}
-
-TEST_F(BrokerTest, ALeaseAfterARestartReadsThePayloadOnceApplied) {
-  uint64_t id = Enqueue("a");
-  Reopen();  // the payload cache is empty now
-  ManualLease call;
-  call.request.set_worker_id("w1");
-  call.request.set_slots(1);
-  Command command = LeaseCommand{next_waiter_++, &call.request, &call.response,
-                                 [&](const Status& s) { call.done = s; }};
-  Turn turn(store_->NewBatch());
-  broker_->Handle(command, now_, turn);
-  EXPECT_FALSE(call.done);
-  ASSERT_TRUE(Commit(turn).ok());
-  ASSERT_TRUE(call.done && call.done->ok());
-  EXPECT_EQ(call.response.jobs(0).job().id(), id);
-  EXPECT_EQ(call.response.jobs(0).job().spec().payload(), "payload-a");
-}
-
 TEST_F(BrokerTest, RestartKeepsEveryStateAndLeases) {
   uint64_t ready = Enqueue("a");
   uint64_t leased = Enqueue("a");
