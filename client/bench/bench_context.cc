@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "base/code_name.h"
 #include "bench/report.h"
 
 namespace fairq::bench {
@@ -38,28 +39,6 @@ std::string ValidRunId(const std::string& id) {
     }
   }
   return "";
-}
-
-const char* GrpcCodeName(grpc::StatusCode code) {
-  static const char* const kNames[] = {"OK",
-                                       "CANCELLED",
-                                       "UNKNOWN",
-                                       "INVALID_ARGUMENT",
-                                       "DEADLINE_EXCEEDED",
-                                       "NOT_FOUND",
-                                       "ALREADY_EXISTS",
-                                       "PERMISSION_DENIED",
-                                       "RESOURCE_EXHAUSTED",
-                                       "FAILED_PRECONDITION",
-                                       "ABORTED",
-                                       "OUT_OF_RANGE",
-                                       "UNIMPLEMENTED",
-                                       "INTERNAL",
-                                       "UNAVAILABLE",
-                                       "DATA_LOSS",
-                                       "UNAUTHENTICATED"};
-  int index = static_cast<int>(code);
-  return index >= 0 && index <= 16 ? kNames[index] : "UNKNOWN";
 }
 
 }  // namespace
@@ -184,7 +163,7 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& server) {
 Status FromGrpc(const grpc::Status& status, std::string_view rpc) {
   if (status.ok()) return Status::Ok();
   std::string message = std::string(rpc) + ": " +
-                        GrpcCodeName(status.error_code()) + ": " +
+                        std::string(CanonicalCodeName(static_cast<int>(status.error_code()))) + ": " +
                         status.error_message();
   switch (status.error_code()) {
     case grpc::StatusCode::INVALID_ARGUMENT:

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "base/code_name.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/time_util.h"
 
@@ -30,17 +31,6 @@ const char* Explain(grpc::StatusCode code) {
     default:
       return "the call failed";
   }
-}
-
-const char* CodeName(grpc::StatusCode code) {
-  static const char* const kNames[] = {
-      "OK",        "CANCELLED",         "UNKNOWN",          "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",   "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",      "UNAVAILABLE",      "DATA_LOSS",
-      "UNAUTHENTICATED"};
-  int index = static_cast<int>(code);
-  return index >= 0 && index <= 16 ? kNames[index] : "UNKNOWN";
 }
 
 }  // namespace
@@ -95,7 +85,7 @@ int RpcCommand::Print(const google::protobuf::Message& message,
 
 int RpcCommand::Fail(const grpc::Status& status, std::ostream& err,
                      const grpc::ClientContext* context) const {
-  err << "fairqctl " << name() << ": " << CodeName(status.error_code()) << ": "
+  err << "fairqctl " << name() << ": " << CanonicalCodeName(static_cast<int>(status.error_code())) << ": "
       << status.error_message() << " (" << Explain(status.error_code())
       << ")\n";
   if (context != nullptr) {

@@ -12,6 +12,8 @@
 #include <utility>
 #include <variant>
 
+#include "base/code_name.h"
+
 namespace fairq {
 
 // Persisted nowhere, but kept equal to the gRPC numbering on purpose.
@@ -80,28 +82,9 @@ inline std::string Status::ToString() const {
   return out;
 }
 
+// fairq's codes are gRPC's numbers (status_mapping relies on it too).
 inline std::string_view StatusCodeName(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return "OK";
-    case StatusCode::kCancelled:
-      return "CANCELLED";
-    case StatusCode::kInvalidArgument:
-      return "INVALID_ARGUMENT";
-    case StatusCode::kNotFound:
-      return "NOT_FOUND";
-    case StatusCode::kAlreadyExists:
-      return "ALREADY_EXISTS";
-    case StatusCode::kResourceExhausted:
-      return "RESOURCE_EXHAUSTED";
-    case StatusCode::kFailedPrecondition:
-      return "FAILED_PRECONDITION";
-    case StatusCode::kInternal:
-      return "INTERNAL";
-    case StatusCode::kUnavailable:
-      return "UNAVAILABLE";
-  }
-  return "UNKNOWN";
+  return CanonicalCodeName(static_cast<int>(code));
 }
 
 // Either a value or a non-OK Status.

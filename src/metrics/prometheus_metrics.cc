@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/code_name.h"
 #include "metrics/build_info.h"
 
 namespace fairq::metrics {
@@ -50,24 +51,6 @@ constexpr std::array<const char*, kJobEventCount> kJobEventHelp = {
     "Jobs moved to DEAD."};
 constexpr std::array<const char*, kRejectionCount> kRejectionNames = {
     "tenant_queue_full", "rate_limited", "broker_full", "unknown_tenant"};
-constexpr std::array<const char*, 17> kCodeNames = {"OK",
-                                                    "CANCELLED",
-                                                    "UNKNOWN",
-                                                    "INVALID_ARGUMENT",
-                                                    "DEADLINE_EXCEEDED",
-                                                    "NOT_FOUND",
-                                                    "ALREADY_EXISTS",
-                                                    "PERMISSION_DENIED",
-                                                    "RESOURCE_EXHAUSTED",
-                                                    "FAILED_PRECONDITION",
-                                                    "ABORTED",
-                                                    "OUT_OF_RANGE",
-                                                    "UNIMPLEMENTED",
-                                                    "INTERNAL",
-                                                    "UNAVAILABLE",
-                                                    "DATA_LOSS",
-                                                    "UNAUTHENTICATED"};
-constexpr size_t kUnknownCode = 2;
 
 template <class T>
 prometheus::Family<T>& Build(prometheus::detail::Builder<T> builder,
@@ -283,9 +266,7 @@ PrometheusMetrics::RpcSeries& PrometheusMetrics::RpcOf(
 void PrometheusMetrics::RpcFinished(std::string_view method, int code,
                                     double seconds) {
   RpcSeries& series = RpcOf(method);
-  size_t index = code >= 0 && static_cast<size_t>(code) < kCodeNames.size()
-                     ? static_cast<size_t>(code)
-                     : kUnknownCode;
+  size_t index = CanonicalCodeIndex(code);
   prometheus::Counter* counter =
       series.calls[index].load(std::memory_order_acquire);
   if (counter == nullptr) {
@@ -293,7 +274,7 @@ void PrometheusMetrics::RpcFinished(std::string_view method, int code,
     counter = series.calls[index].load(std::memory_order_relaxed);
     if (counter == nullptr) {
       counter = &rpc_calls_.Add(
-          {{"method", series.method}, {"code", kCodeNames[index]}});
+          {{"method", series.method}, {"code", std::string(kCanonicalCodeNames[index])}});
       series.calls[index].store(counter, std::memory_order_release);
     }
   }

@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/code_name.h"
 #include "metrics/broker_state.h"
 #include "metrics/fair_share.h"
 #include "metrics/metrics.h"
@@ -115,7 +116,8 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
   struct RpcSeries {
     std::string method;  // the label value
     prometheus::Histogram* duration = nullptr;
-    std::array<std::atomic<prometheus::Counter*>, 17> calls{};  // by code
+    std::array<std::atomic<prometheus::Counter*>, kCanonicalCodeNames.size()>
+        calls{};  // by code
   };
   template <class T>
   using Family = prometheus::Family<T>;
