@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "google/protobuf/util/message_differencer.h"
+#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
 #include "tests/integration/fairqd_process.h"
 
@@ -20,26 +21,11 @@ namespace {
 using ::google::protobuf::util::MessageDifferencer;
 using ::testing::HasSubstr;
 
-class AdminTest : public ::testing::Test {
+class AdminTest : public DaemonClientTest {
  protected:
   void SetUp() override {
     ASSERT_TRUE(daemon_.Start()) << daemon_.error();
-    Connect();
-  }
-
-  // (Re)creates the stubs: after a restart fairqd listens on a new port.
-  void Connect() {
-    auto channel = daemon_.Channel();
-    producer_ = v1::Producer::NewStub(channel);
-    worker_ = v1::Worker::NewStub(channel);
-    admin_ = v1::Admin::NewStub(channel);
-  }
-
-  uint64_t MustEnqueue(const v1::JobSpec& spec) {
-    uint64_t id = 0;
-    grpc::Status status = Enqueue(*producer_, spec, &id);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return id;
+    Connect(daemon_);
   }
 
   v1::LeasedJob MustLease(const std::vector<std::string>& pools = {}) {
@@ -107,9 +93,6 @@ class AdminTest : public ::testing::Test {
   }
 
   FairqdProcess daemon_;
-  std::unique_ptr<v1::Producer::Stub> producer_;
-  std::unique_ptr<v1::Worker::Stub> worker_;
-  std::unique_ptr<v1::Admin::Stub> admin_;
 };
 
 TEST_F(AdminTest, TenantSettingsPersistAcrossARestart) {
@@ -171,7 +154,7 @@ TEST_F(AdminTest, TenantSettingsPersistAcrossARestart) {
   admin_.reset();
   ASSERT_EQ(daemon_.Terminate(), 0) << daemon_.Log();
   ASSERT_TRUE(daemon_.Start()) << daemon_.error();
-  Connect();
+  Connect(daemon_);
   expect_state("after the restart");
 }
 

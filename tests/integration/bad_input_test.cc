@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
 #include "tests/integration/fairqd_process.h"
 
@@ -33,16 +34,13 @@ tenants:
   - name: known
 )";
 
-class BadInputTest : public ::testing::Test {
+class BadInputTest : public DaemonClientTest {
  protected:
   BadInputTest() : daemon_(kConfig) {}
 
   void SetUp() override {
     ASSERT_TRUE(daemon_.Start()) << daemon_.error();
-    auto channel = daemon_.Channel();
-    producer_ = v1::Producer::NewStub(channel);
-    worker_ = v1::Worker::NewStub(channel);
-    admin_ = v1::Admin::NewStub(channel);
+    Connect(daemon_);
   }
 
   // After the bad requests: a good job still goes all the way through. It
@@ -81,9 +79,6 @@ class BadInputTest : public ::testing::Test {
   }
 
   FairqdProcess daemon_;
-  std::unique_ptr<v1::Producer::Stub> producer_;
-  std::unique_ptr<v1::Worker::Stub> worker_;
-  std::unique_ptr<v1::Admin::Stub> admin_;
 };
 
 struct BadSpec {

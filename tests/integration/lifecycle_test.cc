@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "google/protobuf/util/time_util.h"
+#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
 #include "tests/integration/fairqd_process.h"
 
@@ -37,23 +38,16 @@ int64_t WallMs() {
       .count();
 }
 
-class LifecycleTest : public ::testing::Test {
+class LifecycleTest : public DaemonClientTest {
  protected:
   void SetUp() override {
     ASSERT_TRUE(daemon_.Start()) << daemon_.error();
-    // One channel (one HTTP/2 connection) for every stub, so requests a test
-    // sends one after another reach fairqd in that order.
-    channel_ = daemon_.Channel();
-    producer_ = v1::Producer::NewStub(channel_);
-    worker_ = v1::Worker::NewStub(channel_);
-    admin_ = v1::Admin::NewStub(channel_);
+    Connect(daemon_);
   }
 
   // Enqueues `spec`, failing the test (and returning 0) if it is refused.
   uint64_t MustEnqueue(const v1::JobSpec& spec) {
-    uint64_t id = 0;
-    grpc::Status status = Enqueue(*producer_, spec, &id);
-    EXPECT_TRUE(status.ok()) << status.error_message();
+    uint64_t id = DaemonClientTest::MustEnqueue(spec);
     EXPECT_NE(id, 0u);
     return id;
   }
@@ -84,10 +78,6 @@ class LifecycleTest : public ::testing::Test {
   }
 
   FairqdProcess daemon_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Producer::Stub> producer_;
-  std::unique_ptr<v1::Worker::Stub> worker_;
-  std::unique_ptr<v1::Admin::Stub> admin_;
 };
 
 TEST_F(LifecycleTest, EnqueueLeaseHeartbeatComplete) {

@@ -15,6 +15,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/util/json_util.h"
+#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
 #include "tests/integration/fairqd_process.h"
 
@@ -82,22 +83,8 @@ std::vector<std::string> Messages(const std::vector<Line>& lines) {
   return out;
 }
 
-class LogTest : public ::testing::Test {
+class LogTest : public DaemonClientTest {
  protected:
-  void Connect(FairqdProcess& daemon) {
-    auto channel = daemon.Channel();
-    producer_ = v1::Producer::NewStub(channel);
-    worker_ = v1::Worker::NewStub(channel);
-    admin_ = v1::Admin::NewStub(channel);
-  }
-
-  uint64_t MustEnqueue(const v1::JobSpec& spec) {
-    uint64_t id = 0;
-    grpc::Status status = Enqueue(*producer_, spec, &id);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return id;
-  }
-
   v1::LeasedJob MustLease(const std::string& worker, uint64_t expected_id) {
     v1::LeaseResponse response;
     grpc::Status status = Lease(*worker_, LeaseReq(worker, 5000), &response);
@@ -125,9 +112,6 @@ class LogTest : public ::testing::Test {
     EXPECT_EQ(result.code(), 0) << result.message();
   }
 
-  std::unique_ptr<v1::Producer::Stub> producer_;
-  std::unique_ptr<v1::Worker::Stub> worker_;
-  std::unique_ptr<v1::Admin::Stub> admin_;
 };
 
 TEST_F(LogTest, JsonDebugLogHasOneLinePerLifecycleEvent) {

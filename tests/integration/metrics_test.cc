@@ -13,6 +13,7 @@
 #include <string>
 
 #include "metrics/exposition_test_util.h"
+#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
 #include "tests/integration/fairqd_process.h"
 #include "tests/integration/http_get.h"
@@ -33,16 +34,14 @@ double Seconds(Clock::duration d) {
 // Ages and waits are whole milliseconds on the daemon's side.
 constexpr double kMsRounding = 0.002;
 
-class MetricsTest : public ::testing::Test {
+class MetricsTest : public DaemonClientTest {
  protected:
   void Start(const std::string& config_yaml = "") {
     daemon_ = std::make_unique<FairqdProcess>(config_yaml, "127.0.0.1:0",
                                               "127.0.0.1:0");
     ASSERT_TRUE(daemon_->Start()) << daemon_->error();
     ASSERT_NE(daemon_->metrics_port(), 0) << daemon_->Log();
-    channel_ = daemon_->Channel();
-    producer_ = v1::Producer::NewStub(channel_);
-    worker_ = v1::Worker::NewStub(channel_);
+    Connect(*daemon_);
   }
 
   Samples Scrape() {
@@ -51,13 +50,6 @@ class MetricsTest : public ::testing::Test {
         << error;
     text_ = body;
     return metrics::ParseExposition(body);
-  }
-
-  uint64_t MustEnqueue(const v1::JobSpec& spec) {
-    uint64_t id = 0;
-    grpc::Status status = Enqueue(*producer_, spec, &id);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return id;
   }
 
   v1::LeasedJob MustLease(int64_t wait_ms = 5000) {
@@ -76,9 +68,6 @@ class MetricsTest : public ::testing::Test {
   }
 
   std::unique_ptr<FairqdProcess> daemon_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Producer::Stub> producer_;
-  std::unique_ptr<v1::Worker::Stub> worker_;
   std::string text_;  // the last scrape, for failure messages
 };
 
