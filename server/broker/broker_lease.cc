@@ -113,7 +113,8 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
   lease.set_attempt(job.attempts);
   lease.set_worker_id(worker_id);
   lease.set_leased_unix_ms(now_ms);
-  lease.set_last_error(jobs_.LastError(job_id));
+  const std::string& last_error = jobs_.LastError(job_id);
+  lease.set_last_error(last_error);
   turn.batch.PutLease(job_id, lease);
   lease_timers_.push({job.at_ms, job_id, job.token});
   LogJob(spdlog::level::debug, "job leased", job_id,
@@ -124,7 +125,7 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
   out->set_id(job_id);
   out->set_state(v1::JOB_STATE_LEASED);
   out->set_attempts(job.attempts);
-  out->set_last_error(jobs_.LastError(job_id));
+  out->set_last_error(last_error);
   leased->set_lease_token(job.token);
   *leased->mutable_deadline() = TimeUtil::MillisecondsToTimestamp(job.at_ms);
   if (std::optional<PayloadCache::Entry> cached = payloads_.Take(job_id)) {

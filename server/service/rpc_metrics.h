@@ -2,7 +2,7 @@
 // status code and latency to metrics::Metrics::RpcFinished.
 //
 // An interceptor rather than the handlers' finish points: calls end in many
-// places (validation in FinishNow, Done callbacks on the writer thread,
+// places (validation in FinishNow, Done callbacks on the writer threads,
 // the Lease reactor, a full command queue, gRPC's own health service and
 // unimplemented methods), and only the interceptor sees each of them once
 // with the status actually sent. It is installed only when the exporter

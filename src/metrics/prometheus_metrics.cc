@@ -245,7 +245,7 @@ void PrometheusMetrics::DropSeries(uint32_t slot) {
   slot_series = SlotSeries{};
 }
 
-// --- Writer thread ---------------------------------------------------------
+// --- Writer sync thread ----------------------------------------------------
 
 void PrometheusMetrics::GroupCommitted(double seconds, size_t turns) {
   store_write_.Observe(seconds);
