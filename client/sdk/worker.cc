@@ -42,6 +42,7 @@ Status Validate(const WorkerOptions& o) {
   if (o.slots < 1 || o.slots > kMaxSlots) {
     return Invalid("slots", "must be between 1 and 10000");
   }
+  if (o.prefetch > o.slots) return Invalid("prefetch", "must be <= slots");
   if (o.lease_wait.count() < 0 || o.lease_wait > kMaxLeaseWait) {
     return Invalid("lease_wait", "must be between 0 and 30 s");
   }
@@ -80,7 +81,7 @@ class WorkerImpl final : public Worker {
       : options_(std::move(options)),
         channel_(std::move(channel)),
         stub_(v1::Worker::NewStub(channel_)),
-        free_slots_(options_.slots) {}
+        room_(options_.slots + options_.prefetch) {}
   ~WorkerImpl() override { Stop(); }
 
   Status Start(Handler handler) override;
@@ -92,12 +93,15 @@ class WorkerImpl final : public Worker {
   void LeaseLoop();
   StatusOr<std::vector<v1::LeasedJob>> Lease(grpc::ClientContext& context,
                                              uint32_t max_jobs);
-  // REQUIRES: mu_ held. Hands the jobs to idle slots, or back if stopping.
+  // REQUIRES: mu_ held. Queues the jobs for the slots, or gives them back
+  // if stopping.
   void Hand(const std::vector<v1::LeasedJob>& jobs);
   void SlotLoop();
   // Blocks for the next job; null once stopping.
   std::shared_ptr<RunningJob> NextJob();
   void RunJob(const std::shared_ptr<RunningJob>& job);
+  // Calls the handler and reports its outcome.
+  void RunHandler(const std::shared_ptr<RunningJob>& job);
   Outcome CallHandler(JobContext& context);
   void GiveBack(RunningJob& job, const std::string& why);
   void DoStop();
@@ -112,12 +116,13 @@ class WorkerImpl final : public Worker {
   std::unique_ptr<internal::Heartbeater> heartbeater_;
 
   std::mutex mu_;
-  std::condition_variable slot_freed_;  // lease thread: free slot or stop
+  std::condition_variable slot_freed_;  // lease thread: room or stop
   std::condition_variable job_ready_;   // slot threads: a job or stop
   std::condition_variable job_done_;    // Stop: a running handler returned
   std::condition_variable stopped_cv_;  // Run: Stop finished
-  // Invariant: free_slots_ + ready_.size() + running_.size() == slots.
-  uint32_t free_slots_;
+  // Jobs the worker may still take on. Invariant:
+  // room_ + ready_.size() + running_.size() == slots + prefetch.
+  uint32_t room_;
   std::deque<std::shared_ptr<RunningJob>> ready_;
   std::set<std::shared_ptr<RunningJob>> running_;
   grpc::ClientContext* lease_call_ = nullptr;  // the long poll in flight
@@ -165,11 +170,12 @@ void WorkerImpl::LeaseLoop() {
   internal::Backoff backoff(options_.retry);
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    slot_freed_.wait(lock, [this] { return stopping_ || free_slots_ > 0; });
+    slot_freed_.wait(lock, [this] { return stopping_ || room_ > 0; });
     if (stopping_) return;
     grpc::ClientContext context;
     lease_call_ = &context;  // so that Stop() can cancel the long poll
-    uint32_t want = free_slots_;
+    // The broker takes at most `slots` per call; the rest comes next call.
+    uint32_t want = std::min(room_, options_.slots);
     lock.unlock();
     StatusOr<std::vector<v1::LeasedJob>> jobs = Lease(context, want);
     lock.lock();
@@ -215,14 +221,16 @@ void WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
     auto job = std::make_shared<RunningJob>(
         internal::FromLeasedJob(leased), leased.lease_token(),
         HeartbeatInterval(leased, options_.heartbeat_interval));
-    // Stop() began while the reply was on its way. (No free slot cannot
-    // happen, as max_jobs was the free count; it is handled the same way.)
-    if (stopping_ || free_slots_ == 0) {
+    // Stop() began while the reply was on its way. (No room cannot happen,
+    // as max_jobs was at most room_; it is handled the same way.)
+    if (stopping_ || room_ == 0) {
       GiveBack(*job, stopping_ ? "worker stopping: job not started"
                                : "worker: no free slot for the job");
       continue;
     }
-    --free_slots_;
+    --room_;
+    // A prefetched job's lease runs while it waits: heartbeat it from now.
+    heartbeater_->Add(job);
     ready_.push_back(std::move(job));
     job_ready_.notify_one();
   }
@@ -243,7 +251,19 @@ std::shared_ptr<RunningJob> WorkerImpl::NextJob() {
 }
 
 void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
-  heartbeater_->Add(job);
+  // A lease lost while the job waited (a heartbeat found it gone): the
+  // broker has or will hand it to someone else, so it is not started.
+  if (!job->settled.load()) RunHandler(job);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.erase(job);
+    ++room_;
+  }
+  slot_freed_.notify_one();
+  job_done_.notify_all();
+}
+
+void WorkerImpl::RunHandler(const std::shared_ptr<RunningJob>& job) {
   Clock::time_point start = Clock::now();
   Outcome outcome = CallHandler(job->context);
   std::chrono::nanoseconds runtime = Clock::now() - start;
@@ -256,13 +276,6 @@ void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
                               : Reporter::Kind::kFail;
     reporter_->Report(*job, kind, outcome.error(), runtime);
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    running_.erase(job);
-    ++free_slots_;
-  }
-  slot_freed_.notify_one();
-  job_done_.notify_all();
 }
 
 Outcome WorkerImpl::CallHandler(JobContext& context) {
@@ -293,12 +306,13 @@ void WorkerImpl::DoStop() {
     if (lease_call_ != nullptr) lease_call_->TryCancel();
     for (const auto& job : running_) job->context.NotifyStopping();
     unstarted.swap(ready_);
-    free_slots_ += static_cast<uint32_t>(unstarted.size());
+    room_ += static_cast<uint32_t>(unstarted.size());
   }
   slot_freed_.notify_all();
   job_ready_.notify_all();
   if (lease_thread_.joinable()) lease_thread_.join();
   for (const auto& job : unstarted) {
+    heartbeater_->Remove(job.get());
     GiveBack(*job, "worker stopping: job not started");
   }
   WaitForHandlers();

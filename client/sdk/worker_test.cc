@@ -1,7 +1,7 @@
 // Worker against a real fairqd: outcomes map to Complete / Fail, heartbeats
-// keep a long job's lease, the yield flag reaches the handler, and Stop()
-// lets handlers finish, leaves unleased work alone and gives back what
-// overruns stop_timeout.
+// keep a long job's lease (and a prefetched one's), the yield flag reaches
+// the handler, and Stop() lets handlers finish, leaves unleased work alone
+// and gives back what overruns stop_timeout or was prefetched.
 //
 // Each test starts its own fairqd. Handlers tell the test what they saw
 // through promises; every wait is bounded.
@@ -14,6 +14,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -262,6 +263,85 @@ TEST_F(WorkerTest, StopGivesBackAHandlerThatOverrunsStopTimeout) {
   EXPECT_EQ(worker->stats().succeeded, 0u);
 }
 
+// slots 1, prefetch 1: while the first job runs the worker holds one more
+// (and no third), heartbeats keep that waiting job's lease past its 1 s
+// duration, and it then runs on its first attempt.
+TEST_F(WorkerTest, APrefetchedJobWaitsUnderHeartbeats) {
+  JobSpec spec = Job("t", "x");
+  spec.lease_duration = seconds(1);
+  uint64_t ids[3];
+  for (uint64_t& id : ids) id = MustEnqueue(spec);
+  WorkerOptions options;
+  options.slots = 1;
+  options.prefetch = 1;
+  auto worker = MakeWorker(options);
+  ASSERT_NE(worker, nullptr);
+  std::mutex mu;
+  std::map<uint64_t, uint32_t> attempts;  // job id -> attempt it ran on
+  uint64_t held_while_first_ran = 0;
+  std::promise<void> all_ran;
+  ASSERT_TRUE(worker->Start([&](JobContext& job) {
+                     if (job.id() == ids[0]) {
+                       job.WaitFor(milliseconds(2500));
+                       held_while_first_ran = worker->stats().leased;
+                     }
+                     std::lock_guard<std::mutex> lock(mu);
+                     attempts[job.id()] = job.attempts();
+                     if (attempts.size() == 3) all_ran.set_value();
+                     return Outcome::Success();
+                   })
+                  .ok());
+  std::future<void> ran = all_ran.get_future();
+  ASSERT_TRUE(Arrives(ran));
+  worker->Stop();
+
+  EXPECT_EQ(held_while_first_ran, 2u);
+  for (uint64_t id : ids) {
+    EXPECT_EQ(attempts[id], 1u) << "job " << id;
+    EXPECT_EQ(Lookup(id).state(), v1::JOB_STATE_SUCCEEDED) << "job " << id;
+  }
+  WorkerStats stats = worker->stats();
+  EXPECT_EQ(stats.succeeded, 3u);
+  EXPECT_EQ(stats.lost_leases, 0u);
+  EXPECT_EQ(stats.report_errors, 0u);
+  EXPECT_EQ(errors(), "");
+}
+
+// Stop() gives a prefetched job back without running it.
+TEST_F(WorkerTest, StopGivesBackAPrefetchedJob) {
+  uint64_t first = MustEnqueue(Job("t", "x"));
+  uint64_t second = MustEnqueue(Job("t", "x"));
+  std::promise<void> started;
+  WorkerOptions options;
+  options.slots = 1;
+  options.prefetch = 1;
+  auto worker = MakeWorker(options);
+  ASSERT_NE(worker, nullptr);
+  std::atomic<int> runs{0};
+  ASSERT_TRUE(worker->Start([&](JobContext& job) {
+                     if (++runs == 1) started.set_value();
+                     job.WaitFor(seconds(20));
+                     return Outcome::Success();
+                   })
+                  .ok());
+  std::future<void> running = started.get_future();
+  ASSERT_TRUE(Arrives(running));
+  Clock::time_point give_up = Clock::now() + kBound;
+  while (worker->stats().leased < 2 && Clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  ASSERT_EQ(worker->stats().leased, 2u);
+  worker->Stop();
+
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_EQ(Lookup(first).state(), v1::JOB_STATE_SUCCEEDED);
+  v1::Job given_back = Lookup(second);
+  EXPECT_EQ(given_back.state(), v1::JOB_STATE_SCHEDULED);
+  EXPECT_NE(given_back.last_error().find("not started"), std::string::npos)
+      << given_back.last_error();
+  EXPECT_EQ(worker->stats().given_back, 1u);
+}
+
 // The idle worker's long poll is cancelled: Stop() does not wait it out.
 TEST_F(WorkerTest, StopCancelsTheLongPoll) {
   WorkerOptions options;
@@ -305,6 +385,9 @@ TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
   EXPECT_EQ(worker.status().code(), Code::kInvalidArgument);
   options.slots = 1;
   options.lease_wait = seconds(31);
+  EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
+  options.lease_wait = seconds(1);
+  options.prefetch = 2;  // more than slots
   EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
 }
 

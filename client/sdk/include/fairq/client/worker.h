@@ -27,6 +27,14 @@ struct WorkerOptions {
   std::string worker_id;            // empty: "<hostname>-<pid>"
   std::vector<std::string> pools;   // empty: {"default"}
   uint32_t slots = 1;               // concurrent handlers, 1-10,000
+  // Jobs leased ahead of free slots, 0 to `slots`. With 0 the worker never
+  // holds a job it cannot start at once. With N, up to N leased jobs wait
+  // here, so a slot that frees starts its next job without a round trip to
+  // the broker (RabbitMQ's prefetch, Celery's prefetch multiplier). The
+  // cost: a waiting job is already charged to its tenant, and a job that
+  // arrives for another tenant starts behind the prefetched ones. Waiting
+  // jobs are heartbeated like running ones.
+  uint32_t prefetch = 0;
   // How long each Lease call waits for work, 0-30 s.
   std::chrono::milliseconds lease_wait{10'000};
   // 0: a third of each job's lease duration.
@@ -63,11 +71,11 @@ struct WorkerStats {
 };
 
 // Threads: one lease thread long-polls for as many jobs as there are free
-// slots (so the worker never holds a job it cannot start at once); `slots`
-// threads run the handler; one heartbeat thread extends each running job's
-// lease every heartbeat_interval and passes the yield flag on; one report
-// thread sends outcomes, batching the Complete and Fail items of jobs that
-// finish while a previous report is in flight.
+// slots plus `prefetch`; `slots` threads run the handler; one heartbeat
+// thread extends the lease of each job the worker holds every
+// heartbeat_interval and passes the yield flag on; one report thread sends
+// outcomes, batching the Complete and Fail items of jobs that finish while
+// a previous report is in flight.
 //
 // Stop(): cancels the pending long poll (jobs the broker granted to it go
 // back to READY without using an attempt; only if its reply is already on
