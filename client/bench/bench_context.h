@@ -58,6 +58,8 @@ class BenchContext {
   std::unique_ptr<v1::Producer::Stub> Producer(size_t i) const;
   std::unique_ptr<v1::Worker::Stub> Worker(size_t i) const;
   std::unique_ptr<v1::Admin::Stub> Admin() const;
+  // Channel `i` modulo --channels, for the SDK's clients.
+  std::shared_ptr<grpc::Channel> Channel(size_t i) const;
 
   // Sets the --rpc-timeout deadline on `context`, plus `extra_seconds` (a
   // long poll's wait, a large batch's expected time).
@@ -72,8 +74,6 @@ class BenchContext {
                std::ostream& err) const;
 
  private:
-  std::shared_ptr<grpc::Channel> Channel(size_t i) const;
-
   std::string server_;
   bool json_ = false;
   std::string run_id_;

@@ -80,7 +80,8 @@ TEST_F(BenchSmokeTest, Latency) {
 
 TEST_F(BenchSmokeTest, Flood) {
   const std::string args =
-      "--slots 4 --work-ms 1 --a-jobs 50 --a-at 0.05 --duration 0.3";
+      "--slots 4 --prefetch 1 --work-ms 1 --a-jobs 50 --a-at 0.05 "
+      "--duration 0.3";
   ExpectTable("flood", args);
   ExpectJson("flood", args);
 }

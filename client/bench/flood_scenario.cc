@@ -1,15 +1,19 @@
 // `fairq-bench flood`: fairness when one tenant floods the queue.
-// --slots single-slot workers each "work" --work-ms per job (the sleep is
-// the work; completions go out in the background, as the SDK does).
-// Tenant A enqueues --a-jobs jobs at t = --a-at (EnqueueBatch of 1,000,
-// sent together); tenants B and C each enqueue one job every --interval-ms
-// from t = 0 to t = --duration. Reported per tenant: queue wait (Enqueue
-// issued to Lease reply, client side) p50, p99 and max, and when its last
-// job's work ended (seconds from t = 0).
+// One SDK Worker (fairq_client) with --slots slots and --prefetch runs a
+// handler that "works" --work-ms per job (the sleep is the work), so the
+// figures are what a user of the SDK gets. Tenant A enqueues --a-jobs jobs
+// at t = --a-at through an SDK Producer with its default batching (100
+// jobs per EnqueueBatch, one call at a time); tenants B and C
+// each enqueue one job every --interval-ms from t = 0 to t = --duration.
+// Reported per tenant: queue wait (Enqueue issued to the handler starting,
+// client side) p50, p99 and max, and when its last job's work ended
+// (seconds from t = 0).
 //
 // By default every job carries estimated_cost_seconds = --work-ms, as a
 // producer that knows its job length would; --no-estimate leaves it out so
 // the broker starts from its default cost and learns.
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -17,13 +21,14 @@
 #include <thread>
 
 #include "bench/bench_context.h"
-#include "bench/completer.h"
 #include "bench/job_ops.h"
 #include "bench/paced_enqueuer.h"
 #include "bench/parallel.h"
 #include "bench/progress.h"
 #include "bench/report.h"
 #include "bench/scenario.h"
+#include "fairq/client/producer.h"
+#include "fairq/client/worker.h"
 
 namespace fairq::bench {
 namespace {
@@ -32,7 +37,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kStartDelay{200};
 constexpr double kLeaseWaitSeconds = 1;
 constexpr int kTenants = 3;  // A, B, C
-constexpr size_t kMaxFloodProducers = 8;
 const char* const kTenantNames[kTenants] = {"A", "B", "C"};
 
 // Tags carry the tenant's index in the high half: (index << 32) | (i + 1).
@@ -40,10 +44,10 @@ uint64_t Tag(int tenant, uint64_t i) {
   return (static_cast<uint64_t>(tenant) << 32) | (i + 1);
 }
 
-// One job as a worker saw it.
+// One job as the handler saw it.
 struct Worked {
   uint64_t tag;
-  Clock::time_point leased, done;
+  Clock::time_point started, done;
 };
 
 class FloodScenario final : public Scenario {
@@ -51,9 +55,13 @@ class FloodScenario final : public Scenario {
   CLI::App* Register(CLI::App& app) override {
     CLI::App* sub = app.add_subcommand(
         "flood", "per-tenant wait while one tenant floods the queue");
-    sub->add_option("--slots", slots_, "single-slot workers")
+    sub->add_option("--slots", slots_, "the worker's slots")
         ->capture_default_str()
         ->check(CLI::Range(1, 256));
+    sub->add_option("--prefetch", prefetch_,
+                    "jobs the worker leases ahead (WorkerOptions::prefetch)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 256));
     sub->add_option("--work-ms", work_ms_, "work per job (a sleep)")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 60'000.0));
@@ -69,6 +77,8 @@ class FloodScenario final : public Scenario {
     sub->add_option("--duration", duration_, "how long B and C enqueue, s")
         ->capture_default_str()
         ->check(CLI::Range(0.01, 3600.0));
+    sub->add_flag("--default-timer-slack", default_timer_slack_,
+                  "keep Linux's timer slack, so each work sleep runs long");
     sub->add_flag("--no-estimate", no_estimate_,
                   "send jobs without estimated_cost_seconds");
     sub->add_option("--timeout", timeout_, "most seconds for the whole run")
@@ -95,11 +105,18 @@ class FloodScenario final : public Scenario {
     };
     pacers_[1] = paced(1);
     pacers_[2] = paced(2);
-    Completer completer(bench_, 0);
-    Status status = Drive(completer, cost);
-    Status completed = completer.Close();
+    if (prefetch_ > slots_) {
+      return Fail("flood",
+                  Status(StatusCode::kInvalidArgument, "--prefetch: at most --slots"),
+                  err);
+    }
+    // The handler's sleep stands for --work-ms of work. With Linux's
+    // default 50 us timer slack a 10 ms sleep ran ~0.15 ms long on the
+    // 2-core box (work_ms_mean shows it), 1.5% that would read as broker
+    // overhead in A's finish. Threads started from here inherit the slack.
+    if (!default_timer_slack_) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    Status status = Drive(cost);
     if (!status.ok()) return Fail("flood", status, err);
-    if (!completed.ok()) return Fail("flood", completed, err);
     Print(out);
     std::vector<std::string> tenants;
     for (const char* name : kTenantNames)
@@ -109,9 +126,9 @@ class FloodScenario final : public Scenario {
   }
 
  private:
-  // Runs workers, B and C's pacers and A's flood until every accepted job
-  // was worked or --timeout passed.
-  Status Drive(Completer& completer, double cost) {
+  // Runs the worker, B and C's pacers and A's flood until every accepted
+  // job was worked or --timeout passed.
+  Status Drive(double cost) {
     std::atomic<bool> stop{false};
     Progress worked, enqueuers_done;
     std::mutex mu;
@@ -128,13 +145,13 @@ class FloodScenario final : public Scenario {
     t0_ = Clock::now() + kStartDelay;
     Clock::time_point give_up =
         t0_ + std::chrono::milliseconds(static_cast<int64_t>(timeout_ * 1000));
-    RunParallel(slots_ + 4, [&](size_t i) {
-      if (i < slots_) {
-        note(Work(i, give_up, stop, worked, completer));
-      } else if (i < slots_ + 2) {
-        note(pacers_[i - slots_ + 1]->Run(t0_));
+    StatusOr<std::unique_ptr<client::Worker>> worker = StartWorker(worked, note);
+    if (!worker.ok()) return worker.status();
+    RunParallel(4, [&](size_t i) {
+      if (i < 2) {
+        note(pacers_[i + 1]->Run(t0_));
         enqueuers_done.Add(1);
-      } else if (i == slots_ + 2) {
+      } else if (i == 2) {
         note(FloodA(cost));
         enqueuers_done.Add(1);
       } else {
@@ -145,77 +162,115 @@ class FloodScenario final : public Scenario {
         stop.store(true);
       }
     });
+    (*worker)->Stop();
+    std::lock_guard<std::mutex> lock(mu);
     return first_error;
   }
 
   Status FloodA(double cost) {
+    client::ProducerOptions options;
+    options.max_pending = std::max<size_t>(options.max_pending, a_jobs_);
+    client::StatusOr<std::unique_ptr<client::Producer>> producer =
+        client::Producer::Create(bench_.Channel(kTenants), options);
+    if (!producer.ok()) {
+      return Status(StatusCode::kInvalidArgument, producer.status().ToString());
+    }
     std::this_thread::sleep_until(
         t0_ + std::chrono::microseconds(static_cast<int64_t>(a_at_ * 1e6)));
     a_issued_ = Clock::now();
-    // All batches at once (2 for the default 2,000 jobs), up to a bound.
-    size_t producers = std::min<size_t>(
-        kMaxFloodProducers, (a_jobs_ + kFillBatch - 1) / kFillBatch);
-    Status filled = FillBacklog(bench_, {bench_.Tenant("A")}, a_jobs_,
-                                producers, timeout_, Tag(0, 0), cost);
-    if (filled.ok()) a_accepted_ = a_jobs_;
-    return filled;
+    std::mutex mu;
+    Status first_error;
+    std::string tenant = bench_.Tenant("A");
+    for (uint64_t i = 0; i < a_jobs_; ++i) {
+      (*producer)->EnqueueAsync(
+          MakeJob(bench_, tenant, Tag(0, i), cost),
+          [&](const client::StatusOr<client::EnqueueResult>& result) {
+            if (result.ok()) return;
+            std::lock_guard<std::mutex> lock(mu);
+            if (first_error.ok()) {
+              first_error = Status(StatusCode::kInternal,
+                                   "A's enqueue: " + result.status().ToString());
+            }
+          });
+    }
+    (*producer)->Flush();
+    std::lock_guard<std::mutex> lock(mu);
+    if (first_error.ok()) a_accepted_ = a_jobs_;
+    return first_error;
   }
 
-  // One single-slot worker: lease, work, hand the completion over, repeat.
-  Status Work(size_t w, Clock::time_point give_up,
-              const std::atomic<bool>& stop, Progress& worked,
-              Completer& completer) {
-    std::unique_ptr<v1::Worker::Stub> stub = bench_.Worker(w);
-    std::string worker_id = bench_.run_id() + "-flood" + std::to_string(w);
+  // The SDK worker whose handler sleeps --work-ms and records each job.
+  template <typename Note>
+  StatusOr<std::unique_ptr<client::Worker>> StartWorker(Progress& worked,
+                                                         Note& note) {
+    client::WorkerOptions options;
+    options.worker_id = bench_.run_id() + "-flood";
+    options.pools = {bench_.pool()};
+    options.slots = static_cast<uint32_t>(slots_);
+    options.prefetch = static_cast<uint32_t>(prefetch_);
+    options.lease_wait = std::chrono::milliseconds(
+        static_cast<int64_t>(kLeaseWaitSeconds * 1000));
+    options.on_error = [&note](const client::Status& error) {
+      note(Status(StatusCode::kInternal, "worker: " + error.ToString()));
+    };
+    client::StatusOr<std::unique_ptr<client::Worker>> worker =
+        client::Worker::Create(bench_.Channel(0), std::move(options));
+    if (!worker.ok()) {
+      return Status(StatusCode::kInvalidArgument, worker.status().ToString());
+    }
     auto work =
         std::chrono::microseconds(static_cast<int64_t>(work_ms_ * 1000));
-    std::vector<Worked> seen;
-    Status status;
-    while (!stop.load() && Clock::now() < give_up) {
-      StatusOr<v1::LeaseResponse> reply =
-          Lease(bench_, *stub, worker_id, 1, 1, kLeaseWaitSeconds);
-      Clock::time_point leased = Clock::now();
-      if (!reply.ok()) {
-        status = reply.status();
-        break;
+    client::Status started = (*worker)->Start([this, work, &worked](
+                                                  client::JobContext& job) {
+      Clock::time_point start = Clock::now();
+      std::this_thread::sleep_for(work);
+      Worked seen{PayloadTag(job.payload()), start, Clock::now()};
+      {
+        std::lock_guard<std::mutex> lock(seen_mu_);
+        seen_.push_back(seen);
       }
-      for (const v1::LeasedJob& job : reply->jobs()) {
-        std::this_thread::sleep_for(work);
-        seen.push_back(
-            {PayloadTag(job.job().spec().payload()), leased, Clock::now()});
-        completer.Add(job.job().id(), job.lease_token(), work);
-      }
-      worked.Add(static_cast<uint64_t>(reply->jobs_size()));
-    }
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    seen_.insert(seen_.end(), seen.begin(), seen.end());
-    return status;
+      worked.Add(1);
+      return client::Outcome::Success();
+    });
+    if (!started.ok()) return Status(StatusCode::kInternal, started.ToString());
+    return std::move(*worker);
   }
 
   void Print(std::ostream& out) const {
     Report report("flood");
     bench_.Describe(report);
     report.Fact("slots", static_cast<int64_t>(slots_));
+    report.Fact("prefetch", static_cast<int64_t>(prefetch_));
     report.Fact("work_ms", work_ms_);
     report.Fact("estimate", no_estimate_ ? "none" : "work_ms");
+    report.Fact("timer_slack", default_timer_slack_ ? "default" : "1ns");
     std::vector<double> wait_ms[kTenants];
     double finish[kTenants] = {0, 0, 0};
+    // The sleep's real length: what the handler took beyond --work-ms is
+    // the client's share of each job's overhead.
+    double worked_ms[kTenants] = {0, 0, 0};
     for (const Worked& job : seen_) {
       int tenant = static_cast<int>(job.tag >> 32);
       uint64_t i = (job.tag & 0xffffffffu) - 1;
       std::optional<Clock::time_point> issued = Issued(tenant, i);
       if (!issued) continue;
       wait_ms[tenant].push_back(
-          std::chrono::duration<double, std::milli>(job.leased - *issued)
+          std::chrono::duration<double, std::milli>(job.started - *issued)
               .count());
       finish[tenant] =
           std::max(finish[tenant],
                    std::chrono::duration<double>(job.done - t0_).count());
+      worked_ms[tenant] +=
+          std::chrono::duration<double, std::milli>(job.done - job.started)
+              .count();
     }
     for (int t = 0; t < kTenants; ++t) {
       Row row = {{"tenant", kTenantNames[t]}};
+      size_t jobs = wait_ms[t].size();
       AddSummary(row, "wait_ms_", Summarize(std::move(wait_ms[t])));
       row.emplace_back("finish_s", finish[t]);
+      row.emplace_back("work_ms_mean",
+                       jobs > 0 ? worked_ms[t] / static_cast<double>(jobs) : 0.0);
       report.AddRow(std::move(row));
     }
     report.Print(out, bench_.json());
@@ -233,12 +288,14 @@ class FloodScenario final : public Scenario {
 
   BenchContext bench_;
   size_t slots_ = 8;
+  size_t prefetch_ = 0;
   double work_ms_ = 10;
   uint64_t a_jobs_ = 2000;
   double a_at_ = 0.5;
   double interval_ms_ = 20;
   double duration_ = 5;
   bool no_estimate_ = false;
+  bool default_timer_slack_ = false;
   double timeout_ = 60;
 
   Clock::time_point t0_;
@@ -246,7 +303,7 @@ class FloodScenario final : public Scenario {
   uint64_t a_accepted_ = 0;  // written before enqueuers_done counts A
   std::unique_ptr<PacedEnqueuer> pacers_[kTenants];  // [1] B, [2] C
   std::mutex seen_mu_;
-  std::vector<Worked> seen_;  // guarded by seen_mu_ during Drive()
+  std::vector<Worked> seen_;  // guarded by seen_mu_ while the worker runs
 };
 
 }  // namespace
