@@ -17,7 +17,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev libcli11-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  librocksdb-dev libspdlog-dev libabsl-dev prometheus-cpp-dev
+  librocksdb-dev libspdlog-dev libabsl-dev prometheus-cpp-dev libjemalloc-dev
   prometheus python3
 )
 
@@ -28,7 +28,7 @@ PACKAGES=(
 RUNTIME_PACKAGES=(
   libabsl20220623 libfmt9 libgrpc++1.51 libgrpc29 libprotobuf32
   librocksdb7.8 libspdlog1.10 libyaml-cpp0.7
-  libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0
+  libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libjemalloc2
 )
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

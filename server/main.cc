@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "server/allocator/allocator.h"
 #include "server/config/daemon_config.h"
 #include "server/daemon.h"
 #include "server/logging/library_logs.h"
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   fairq::logging::ApplyLogConfig(config->log);
   spdlog::info("effective configuration:\n{}",
                fairq::config::DescribeEffective(*config));
+  spdlog::info("allocator: {}", fairq::server::DescribeAllocator());
 
   sigset_t signals;
   sigemptyset(&signals);
