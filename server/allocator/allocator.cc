@@ -7,9 +7,9 @@
 
 // jemalloc reads this at its first allocation. By default it keeps freed
 // pages for 10 s (dirty) and then 10 s more (muzzy) before giving them back;
-// with 2M jobs queued that held RSS 7 MiB above glibc's, over the 300 MB
-// target. Returning them after 1 s keeps the gain (A/B in
-// docs/benchmarks.md) and the RSS at 2M jobs under target.
+// with 2M jobs queued that held RSS at 289 MiB (303 MB), over the 300 MB
+// target. Returning them after 1 s keeps the speed (A/B in
+// docs/benchmarks.md) at 280-282 MiB.
 extern "C" {
 // NOLINTNEXTLINE: the name and type are jemalloc's interface.
 const char* malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
