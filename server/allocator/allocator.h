@@ -2,7 +2,7 @@
 // glibc's malloc for the whole process (RocksDB, gRPC and protobuf too);
 // the clients and the libraries do not. Why: on the cycle benchmark glibc's
 // malloc (malloc_consolidate, _int_malloc) was 16% of the apply thread, and
-// jemalloc raised the rate 11-18% with RSS at 2M jobs still under 300 MB
+// jemalloc raised the rate 13-21% with RSS at 2M jobs still under 300 MB
 // (docs/benchmarks.md). Its settings live in allocator.cc.
 //
 // Thread-safe.
