@@ -273,7 +273,23 @@ class FloodScenario final : public Scenario {
                        jobs > 0 ? worked_ms[t] / static_cast<double>(jobs) : 0.0);
       report.AddRow(std::move(row));
     }
+    report.Fact("slots_busy", SlotsBusy(finish[0]));
     report.Print(out, bench_.json());
+  }
+
+  // The share of slot time between --a-at and A's finish that a handler
+  // was running. With the measured work, A could have finished no sooner
+  // than a_at + slots_busy * (finish - a_at): the rest is time slots waited
+  // for a lease.
+  double SlotsBusy(double a_finish) const {
+    if (a_finish <= a_at_) return 0;
+    double busy = 0;
+    for (const Worked& job : seen_) {
+      double start = std::chrono::duration<double>(job.started - t0_).count();
+      double end = std::chrono::duration<double>(job.done - t0_).count();
+      busy += std::max(0.0, std::min(end, a_finish) - std::max(start, a_at_));
+    }
+    return busy / (static_cast<double>(slots_) * (a_finish - a_at_));
   }
 
   // When the job with index `i` of `tenant` was enqueued, if it was.
