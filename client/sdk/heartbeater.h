@@ -1,7 +1,7 @@
-// Heartbeater: one thread that extends the leases of running jobs, each
-// every its heartbeat_interval, and passes the broker's yield flag to the
-// job's context. A heartbeat that finds the lease gone settles the job as
-// lost and cancels its context.
+// Heartbeater: one thread that extends the leases of the jobs a worker
+// holds (running or prefetched), each every its heartbeat_interval, and
+// passes the broker's yield flag to the job's context. A heartbeat that
+// finds the lease gone settles the job as lost and cancels its context.
 //
 // Add and Remove are thread-safe; heartbeats are sent one at a time.
 #ifndef FAIRQ_CLIENT_SDK_HEARTBEATER_H_

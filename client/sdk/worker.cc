@@ -240,20 +240,27 @@ void WorkerImpl::SlotLoop() {
   while (std::shared_ptr<RunningJob> job = NextJob()) RunJob(job);
 }
 
+// While stopping, slots still start the jobs already held (prefetched),
+// until Stop()'s deadline gives back what is left.
 std::shared_ptr<RunningJob> WorkerImpl::NextJob() {
   std::unique_lock<std::mutex> lock(mu_);
   job_ready_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
-  if (stopping_) return nullptr;  // Stop() gives back what is still ready
+  if (ready_.empty()) return nullptr;
   std::shared_ptr<RunningJob> job = std::move(ready_.front());
   ready_.pop_front();
   running_.insert(job);
+  if (stopping_) job->context.NotifyStopping();
   return job;
 }
 
 void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
   // A lease lost while the job waited (a heartbeat found it gone): the
   // broker has or will hand it to someone else, so it is not started.
-  if (!job->settled.load()) RunHandler(job);
+  if (job->settled.load()) {
+    heartbeater_->Remove(job.get());
+  } else {
+    RunHandler(job);
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     running_.erase(job);
@@ -296,25 +303,18 @@ void WorkerImpl::GiveBack(RunningJob& job, const std::string& why) {
   reporter_->Report(job, Reporter::Kind::kGiveBack, why, {});
 }
 
-// The order matters: no new leases, then no new handlers, then the running
-// ones finish (or are given back), and only then the reports go out.
+// The order matters: no new leases, then the jobs held finish (or are given
+// back at the deadline), and only then the reports go out.
 void WorkerImpl::DoStop() {
-  std::deque<std::shared_ptr<RunningJob>> unstarted;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
     if (lease_call_ != nullptr) lease_call_->TryCancel();
     for (const auto& job : running_) job->context.NotifyStopping();
-    unstarted.swap(ready_);
-    room_ += static_cast<uint32_t>(unstarted.size());
   }
   slot_freed_.notify_all();
   job_ready_.notify_all();
   if (lease_thread_.joinable()) lease_thread_.join();
-  for (const auto& job : unstarted) {
-    heartbeater_->Remove(job.get());
-    GiveBack(*job, "worker stopping: job not started");
-  }
   WaitForHandlers();
   for (std::thread& slot : slot_threads_) slot.join();
   heartbeater_.reset();
@@ -327,9 +327,18 @@ void WorkerImpl::DoStop() {
 void WorkerImpl::WaitForHandlers() {
   std::unique_lock<std::mutex> lock(mu_);
   Clock::time_point give_up = Clock::now() + options_.stop_timeout;
-  if (job_done_.wait_until(lock, give_up, [this] { return running_.empty(); })) {
+  if (job_done_.wait_until(lock, give_up, [this] {
+        return running_.empty() && ready_.empty();
+      })) {
     return;
   }
+  // Emptied under the lock, so no slot starts one of these.
+  for (const auto& job : ready_) {
+    heartbeater_->Remove(job.get());
+    GiveBack(*job, "worker stopping: job not started");
+  }
+  room_ += static_cast<uint32_t>(ready_.size());
+  ready_.clear();
   for (const auto& job : running_) {
     heartbeater_->Remove(job.get());
     GiveBack(*job, "worker stopped: handler still running after " +

@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -265,7 +267,8 @@ TEST_F(WorkerTest, StopGivesBackAHandlerThatOverrunsStopTimeout) {
 
 // slots 1, prefetch 1: while the first job runs the worker holds one more
 // (and no third), heartbeats keep that waiting job's lease past its 1 s
-// duration, and it then runs on its first attempt.
+// duration, and it then runs on its first attempt. One tenant, so jobs are
+// leased in enqueue order and ids[0] is the one that runs first.
 TEST_F(WorkerTest, APrefetchedJobWaitsUnderHeartbeats) {
   JobSpec spec = Job("t", "x");
   spec.lease_duration = seconds(1);
@@ -307,39 +310,113 @@ TEST_F(WorkerTest, APrefetchedJobWaitsUnderHeartbeats) {
   EXPECT_EQ(errors(), "");
 }
 
-// Stop() gives a prefetched job back without running it.
-TEST_F(WorkerTest, StopGivesBackAPrefetchedJob) {
-  uint64_t first = MustEnqueue(Job("t", "x"));
-  uint64_t second = MustEnqueue(Job("t", "x"));
-  std::promise<void> started;
+// A worker that holds one job running and one prefetched, and a test that
+// knows when both are held (leased == 2).
+class PrefetchStopTest : public WorkerTest {
+ protected:
+  // Starts a slots-1, prefetch-1 worker over two fresh jobs; `handler`
+  // runs every job. Returns once the first job runs and the second waits.
+  void StartHolding(milliseconds stop_timeout, Handler handler) {
+    first_ = MustEnqueue(Job("t", "x"));
+    second_ = MustEnqueue(Job("t", "x"));
+    WorkerOptions options;
+    options.slots = 1;
+    options.prefetch = 1;
+    options.stop_timeout = stop_timeout;
+    worker_ = MakeWorker(options);
+    ASSERT_NE(worker_, nullptr);
+    ASSERT_TRUE(worker_->Start(std::move(handler)).ok());
+    Clock::time_point give_up = Clock::now() + kBound;
+    while (worker_->stats().leased < 2 && Clock::now() < give_up) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    ASSERT_EQ(worker_->stats().leased, 2u);
+  }
+
+  uint64_t first_ = 0, second_ = 0;  // leased in this order (one tenant: FIFO)
+  std::unique_ptr<Worker> worker_;
+};
+
+// A graceful stop finishes the jobs the worker holds: the prefetched one
+// still starts, and sees Stopping() from the start.
+TEST_F(PrefetchStopTest, StopStillRunsThePrefetchedJob) {
+  std::mutex mu;
+  std::vector<std::pair<uint64_t, bool>> runs;  // job id, Stopping() at start
+  ASSERT_NO_FATAL_FAILURE(StartHolding(seconds(20), [&](JobContext& job) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      runs.emplace_back(job.id(), job.Stopping());
+    }
+    job.WaitFor(seconds(20));  // returns once the worker is stopping
+    return Outcome::Success();
+  }));
+  worker_->Stop();
+
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0], std::make_pair(first_, false));
+  EXPECT_EQ(runs[1], std::make_pair(second_, true));
+  EXPECT_EQ(Lookup(first_).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(Lookup(second_).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(worker_->stats().given_back, 0u);
+}
+
+// At stop_timeout, a prefetched job that never got a slot is given back
+// unstarted, alongside the handler that overran.
+TEST_F(PrefetchStopTest, StopGivesBackAPrefetchedJobLeftAtTheDeadline) {
+  std::atomic<int> runs{0};
+  ASSERT_NO_FATAL_FAILURE(
+      StartHolding(milliseconds(200), [&](JobContext& job) {
+        ++runs;
+        job.WaitForCancel(seconds(20));  // ignores Stopping(): overruns
+        return Outcome::Success();
+      }));
+  worker_->Stop();
+
+  EXPECT_EQ(runs.load(), 1);
+  v1::Job unstarted = Lookup(second_);
+  EXPECT_EQ(unstarted.state(), v1::JOB_STATE_SCHEDULED);
+  EXPECT_NE(unstarted.last_error().find("not started"), std::string::npos)
+      << unstarted.last_error();
+  EXPECT_EQ(Lookup(first_).state(), v1::JOB_STATE_SCHEDULED);
+  EXPECT_EQ(worker_->stats().given_back, 2u);
+}
+
+// A prefetched job whose lease lapses while it waits is never started: its
+// heartbeat (every 2 s) finds the 1 s lease gone while the first job runs.
+TEST_F(WorkerTest, APrefetchedJobWhoseLeaseLapsedIsNotStarted) {
+  JobSpec long_lease = Job("t", "runs");
+  long_lease.lease_duration = seconds(30);
+  uint64_t first = MustEnqueue(long_lease);
+  JobSpec short_lease = Job("t", "lapses");
+  short_lease.lease_duration = seconds(1);
+  uint64_t second = MustEnqueue(short_lease);
   WorkerOptions options;
   options.slots = 1;
   options.prefetch = 1;
+  options.heartbeat_interval = seconds(2);
   auto worker = MakeWorker(options);
   ASSERT_NE(worker, nullptr);
   std::atomic<int> runs{0};
+  std::promise<void> first_done;
   ASSERT_TRUE(worker->Start([&](JobContext& job) {
-                     if (++runs == 1) started.set_value();
-                     job.WaitFor(seconds(20));
+                     ++runs;
+                     if (job.id() == first) {
+                       job.WaitFor(milliseconds(3500));
+                       first_done.set_value();
+                     }
                      return Outcome::Success();
                    })
                   .ok());
-  std::future<void> running = started.get_future();
-  ASSERT_TRUE(Arrives(running));
-  Clock::time_point give_up = Clock::now() + kBound;
-  while (worker->stats().leased < 2 && Clock::now() < give_up) {
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  ASSERT_EQ(worker->stats().leased, 2u);
+  std::future<void> done = first_done.get_future();
+  ASSERT_TRUE(Arrives(done));
   worker->Stop();
 
   EXPECT_EQ(runs.load(), 1);
   EXPECT_EQ(Lookup(first).state(), v1::JOB_STATE_SUCCEEDED);
-  v1::Job given_back = Lookup(second);
-  EXPECT_EQ(given_back.state(), v1::JOB_STATE_SCHEDULED);
-  EXPECT_NE(given_back.last_error().find("not started"), std::string::npos)
-      << given_back.last_error();
-  EXPECT_EQ(worker->stats().given_back, 1u);
+  v1::Job lapsed = Lookup(second);
+  EXPECT_EQ(lapsed.state(), v1::JOB_STATE_SCHEDULED);  // retry backoff: 60 s
+  EXPECT_EQ(lapsed.attempts(), 1u);
+  EXPECT_EQ(worker->stats().lost_leases, 1u);
 }
 
 // The idle worker's long poll is cancelled: Stop() does not wait it out.
@@ -389,6 +466,8 @@ TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
   options.lease_wait = seconds(1);
   options.prefetch = 2;  // more than slots
   EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
+  options.prefetch = 1;  // as many as slots
+  EXPECT_TRUE(Worker::Create("127.0.0.1:1", options).ok());
 }
 
 }  // namespace

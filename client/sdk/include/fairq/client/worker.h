@@ -31,9 +31,11 @@ struct WorkerOptions {
   // holds a job it cannot start at once. With N, up to N leased jobs wait
   // here, so a slot that frees starts its next job without a round trip to
   // the broker (RabbitMQ's prefetch, Celery's prefetch multiplier). The
-  // cost: a waiting job is already charged to its tenant, and a job that
-  // arrives for another tenant starts behind the prefetched ones. Waiting
-  // jobs are heartbeated like running ones.
+  // costs: a waiting job is already charged to its tenant; a job that
+  // arrives for another tenant starts behind the prefetched ones; and the
+  // broker reckons pool capacity from `slots` while this worker holds up to
+  // slots + N leases, so share-based caps and fair-share figures count the
+  // waiting jobs as running. Waiting jobs are heartbeated like running ones.
   uint32_t prefetch = 0;
   // How long each Lease call waits for work, 0-30 s.
   std::chrono::milliseconds lease_wait{10'000};
@@ -70,8 +72,9 @@ struct WorkerStats {
   uint64_t report_errors = 0;  // Complete/Fail items the broker refused
 };
 
-// Threads: one lease thread long-polls for as many jobs as there are free
-// slots plus `prefetch`; `slots` threads run the handler; one heartbeat
+// Threads: one lease thread long-polls for as many jobs as the worker has
+// room for (free slots plus `prefetch`, less the jobs waiting; at most
+// `slots` per call); `slots` threads run the handler; one heartbeat
 // thread extends the lease of each job the worker holds every
 // heartbeat_interval and passes the yield flag on; one report thread sends
 // outcomes, batching the Complete and Fail items of jobs that finish while
@@ -81,12 +84,16 @@ struct WorkerStats {
 // back to READY without using an attempt; only if its reply is already on
 // the wire are they lost to the cancel and lapse after their lease
 // duration, attempt used), leases nothing more, and waits up to
-// stop_timeout for running handlers (JobContext::Stopping() turns true).
-// Handlers still running then are given back with Fail(retryable) and see
-// Cancelled(); Stop() still waits for them to return, since their threads
-// cannot be abandoned. A job whose lease reply arrived after Stop() began
-// is given back with Fail(retryable) too: its attempt counts and it waits
-// its backoff. Reports still queued are sent before Stop() returns.
+// stop_timeout for the jobs it holds: running handlers (JobContext::
+// Stopping() turns true) and prefetched jobs, which slots still start (with
+// Stopping() true from the start). Handlers still running then are given
+// back with Fail(retryable) and see Cancelled(); Stop() still waits for
+// them to return, since their threads cannot be abandoned. Prefetched jobs
+// not started by then, and a job whose lease reply arrived after Stop()
+// began, are given back unstarted with Fail(retryable) too: the attempt
+// counts and the job waits its backoff (as a message returned to SQS or to
+// a RabbitMQ quorum queue counts as a delivery). Reports still queued are
+// sent before Stop() returns.
 class Worker {
  public:
   // Connects (lazily) to `address` ("host:port", plaintext).
