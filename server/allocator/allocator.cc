@@ -1,5 +1,17 @@
 #include "server/allocator/allocator.h"
 
+#ifdef FAIRQ_SANITIZER_ALLOCATOR
+
+namespace fairq::server {
+
+std::string DescribeAllocator() {
+  return "the sanitizer's (FAIRQ_SANITIZE build, jemalloc not linked)";
+}
+
+}  // namespace fairq::server
+
+#else
+
 #include <jemalloc/jemalloc.h>
 
 #include <cstddef>
@@ -7,9 +19,9 @@
 
 // jemalloc reads this at its first allocation. By default it keeps freed
 // pages for 10 s (dirty) and then 10 s more (muzzy) before giving them back;
-// with 2M jobs queued that held RSS at 289 MiB (303 MB), over the 300 MB
-// target. Returning them after 1 s keeps the speed (A/B in
-// docs/benchmarks.md) at 280-282 MiB.
+// with 2M jobs queued that held RSS after a restart at 289 MiB (303 MB),
+// over the 300 MB target. Returning them after 1 s keeps the speed (A/B in
+// docs/benchmarks.md) at 280-283 MiB.
 extern "C" {
 // NOLINTNEXTLINE: the name and type are jemalloc's interface.
 const char* malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
@@ -18,10 +30,13 @@ const char* malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
 namespace fairq::server {
 namespace {
 
+// -1 is jemalloc's own value ("never decay"), so a failed read shows as -2.
+constexpr int64_t kUnreadable = -2;
+
 int64_t ReadDecayMs(const char* name) {
-  ssize_t value = -2;
+  ssize_t value = kUnreadable;
   size_t size = sizeof(value);
-  if (mallctl(name, &value, &size, nullptr, 0) != 0) return -2;
+  if (mallctl(name, &value, &size, nullptr, 0) != 0) return kUnreadable;
   return value;
 }
 
@@ -41,3 +56,5 @@ std::string DescribeAllocator() {
 }
 
 }  // namespace fairq::server
+
+#endif  // FAIRQ_SANITIZER_ALLOCATOR
