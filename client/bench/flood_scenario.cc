@@ -6,8 +6,10 @@
 // jobs per EnqueueBatch, one call at a time); tenants B and C
 // each enqueue one job every --interval-ms from t = 0 to t = --duration.
 // Reported per tenant: queue wait (Enqueue issued to the handler starting,
-// client side) p50, p99 and max, and when its last job's work ended
-// (seconds from t = 0).
+// client side) p50, p99 and max, when its last job's work ended (seconds
+// from t = 0), and the sleep's measured length (work_ms_mean); and
+// slots_busy, the fraction of slot time between --a-at and A's finish that
+// a handler ran.
 //
 // By default every job carries estimated_cost_seconds = --work-ms, as a
 // producer that knows its job length would; --no-estimate leaves it out so
@@ -15,7 +17,6 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -89,6 +90,12 @@ class FloodScenario final : public Scenario {
   }
 
   int Run(std::ostream& out, std::ostream& err) override {
+    if (prefetch_ > slots_) {
+      return Fail("flood",
+                  InvalidArgument("--prefetch: at most --slots (" +
+                                  std::to_string(slots_) + ")"),
+                  err);
+    }
     if (Status up = bench_.Connect(); !up.ok()) return Fail("flood", up, err);
     double cost = no_estimate_ ? -1 : work_ms_ / 1000;
     auto paced = [&](int tenant) {
@@ -105,16 +112,15 @@ class FloodScenario final : public Scenario {
     };
     pacers_[1] = paced(1);
     pacers_[2] = paced(2);
-    if (prefetch_ > slots_) {
-      return Fail("flood",
-                  Status(StatusCode::kInvalidArgument, "--prefetch: at most --slots"),
-                  err);
+    // The handler's sleep stands for --work-ms of work, and what it takes
+    // beyond that would read as broker overhead in A's finish. On the 2-core
+    // box a 10 ms sleep ran 10.15 ms with Linux's default 50 us timer slack
+    // and 10.10 ms with 1 ns (work_ms_mean shows it; the rest is wake-up
+    // latency). Threads started from here inherit the slack.
+    if (!default_timer_slack_ &&
+        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0) {
+      err << "flood: cannot set the timer slack; sleeps run long\n";
     }
-    // The handler's sleep stands for --work-ms of work. With Linux's
-    // default 50 us timer slack a 10 ms sleep ran ~0.15 ms long on the
-    // 2-core box (work_ms_mean shows it), 1.5% that would read as broker
-    // overhead in A's finish. Threads started from here inherit the slack.
-    if (!default_timer_slack_) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     Status status = Drive(cost);
     if (!status.ok()) return Fail("flood", status, err);
     Print(out);
@@ -129,7 +135,6 @@ class FloodScenario final : public Scenario {
   // Runs the worker, B and C's pacers and A's flood until every accepted
   // job was worked or --timeout passed.
   Status Drive(double cost) {
-    std::atomic<bool> stop{false};
     Progress worked, enqueuers_done;
     std::mutex mu;
     Status first_error;
@@ -138,7 +143,6 @@ class FloodScenario final : public Scenario {
       if (status.ok()) return;
       std::lock_guard<std::mutex> lock(mu);
       if (first_error.ok()) first_error = status;
-      stop.store(true);
       enqueuers_done.Abort();
       worked.Abort();
     };
@@ -159,7 +163,6 @@ class FloodScenario final : public Scenario {
         worked.WaitFor(
             pacers_[1]->accepted() + pacers_[2]->accepted() + a_accepted_,
             give_up);
-        stop.store(true);
       }
     });
     (*worker)->Stop();
@@ -168,6 +171,9 @@ class FloodScenario final : public Scenario {
   }
 
   Status FloodA(double cost) {
+    // Before the producer, so that they outlive its sender thread.
+    std::mutex mu;
+    Status first_error;
     client::ProducerOptions options;
     options.max_pending = std::max<size_t>(options.max_pending, a_jobs_);
     client::StatusOr<std::unique_ptr<client::Producer>> producer =
@@ -178,8 +184,6 @@ class FloodScenario final : public Scenario {
     std::this_thread::sleep_until(
         t0_ + std::chrono::microseconds(static_cast<int64_t>(a_at_ * 1e6)));
     a_issued_ = Clock::now();
-    std::mutex mu;
-    Status first_error;
     std::string tenant = bench_.Tenant("A");
     for (uint64_t i = 0; i < a_jobs_; ++i) {
       (*producer)->EnqueueAsync(
