@@ -70,8 +70,8 @@ void TuneMeta(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
 // level: no compression (payloads are small or compressed by their
 // producers; without Snappy the level ran 28-39% faster, A/B, 2 runs), and
 // 4 KiB blocks rather than 16 KiB, which copy less per record read (+6% to
-// +34%, 3 A/B runs; the restart with 2M jobs took 4.4 s instead of 3.5 s,
-// as recovery reads four times as many blocks).
+// +34%, 3 A/B runs; the restart with 2M jobs took 3.4-4.4 s instead of
+// 3.0-3.5 s, as recovery reads four times as many blocks).
 void TuneJobs(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
   ApplyShape(r, {32 * kMiB, 4 * 1024, true}, o);
   o->compression = rocksdb::kNoCompression;
