@@ -13,8 +13,9 @@
 
 namespace fairq::server {
 
-// "jemalloc <version> (dirty_decay_ms N, muzzy_decay_ms M)" as the running
-// allocator reports it, for the startup log.
+// "jemalloc <version> (dirty_decay_ms N, muzzy_decay_ms M,
+// background_thread B)" as the running allocator reports it, for the
+// startup log.
 std::string DescribeAllocator();
 
 }  // namespace fairq::server
