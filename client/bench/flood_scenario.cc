@@ -149,7 +149,8 @@ class FloodScenario final : public Scenario {
     t0_ = Clock::now() + kStartDelay;
     Clock::time_point give_up =
         t0_ + std::chrono::milliseconds(static_cast<int64_t>(timeout_ * 1000));
-    StatusOr<std::unique_ptr<client::Worker>> worker = StartWorker(worked, note);
+    StatusOr<std::unique_ptr<client::Worker>> worker =
+        StartWorker(worked, note);
     if (!worker.ok()) return worker.status();
     RunParallel(4, [&](size_t i) {
       if (i < 2) {
@@ -192,8 +193,9 @@ class FloodScenario final : public Scenario {
             if (result.ok()) return;
             std::lock_guard<std::mutex> lock(mu);
             if (first_error.ok()) {
-              first_error = Status(StatusCode::kInternal,
-                                   "A's enqueue: " + result.status().ToString());
+              first_error =
+                  Status(StatusCode::kInternal,
+                         "A's enqueue: " + result.status().ToString());
             }
           });
     }
@@ -206,7 +208,7 @@ class FloodScenario final : public Scenario {
   // The SDK worker whose handler sleeps --work-ms and records each job.
   template <typename Note>
   StatusOr<std::unique_ptr<client::Worker>> StartWorker(Progress& worked,
-                                                         Note& note) {
+                                                        Note& note) {
     client::WorkerOptions options;
     options.worker_id = bench_.run_id() + "-flood";
     options.pools = {bench_.pool()};
@@ -224,18 +226,18 @@ class FloodScenario final : public Scenario {
     }
     auto work =
         std::chrono::microseconds(static_cast<int64_t>(work_ms_ * 1000));
-    client::Status started = (*worker)->Start([this, work, &worked](
-                                                  client::JobContext& job) {
-      Clock::time_point start = Clock::now();
-      std::this_thread::sleep_for(work);
-      Worked seen{PayloadTag(job.payload()), start, Clock::now()};
-      {
-        std::lock_guard<std::mutex> lock(seen_mu_);
-        seen_.push_back(seen);
-      }
-      worked.Add(1);
-      return client::Outcome::Success();
-    });
+    client::Status started =
+        (*worker)->Start([this, work, &worked](client::JobContext& job) {
+          Clock::time_point start = Clock::now();
+          std::this_thread::sleep_for(work);
+          Worked seen{PayloadTag(job.payload()), start, Clock::now()};
+          {
+            std::lock_guard<std::mutex> lock(seen_mu_);
+            seen_.push_back(seen);
+          }
+          worked.Add(1);
+          return client::Outcome::Success();
+        });
     if (!started.ok()) return Status(StatusCode::kInternal, started.ToString());
     return std::move(*worker);
   }
@@ -273,8 +275,9 @@ class FloodScenario final : public Scenario {
       size_t jobs = wait_ms[t].size();
       AddSummary(row, "wait_ms_", Summarize(std::move(wait_ms[t])));
       row.emplace_back("finish_s", finish[t]);
-      row.emplace_back("work_ms_mean",
-                       jobs > 0 ? worked_ms[t] / static_cast<double>(jobs) : 0.0);
+      row.emplace_back(
+          "work_ms_mean",
+          jobs > 0 ? worked_ms[t] / static_cast<double>(jobs) : 0.0);
       report.AddRow(std::move(row));
     }
     report.Fact("slots_busy", SlotsBusy(finish[0]));

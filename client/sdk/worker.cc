@@ -97,7 +97,7 @@ class WorkerImpl final : public Worker {
   // if stopping.
   void Hand(const std::vector<v1::LeasedJob>& jobs);
   void SlotLoop();
-  // Blocks for the next job; null once stopping.
+  // Blocks for the next job; null once stopping with none left to start.
   std::shared_ptr<RunningJob> NextJob();
   void RunJob(const std::shared_ptr<RunningJob>& job);
   // Calls the handler and reports its outcome.
