@@ -61,8 +61,7 @@ std::string DescribeAllocator() {
          ", muzzy_decay_ms " +
          std::to_string(ReadDecayMs("opt.muzzy_decay_ms")) +
          ", background_thread " +
-         (background_read ? (background ? "true" : "false") : "unknown") +
-         ")";
+         (background_read ? (background ? "true" : "false") : "unknown") + ")";
 }
 
 }  // namespace fairq::server
