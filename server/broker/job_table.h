@@ -90,6 +90,8 @@ class JobTable {
     errors_.erase(id);
   }
   size_t size() const { return index_.size(); }
+  // Room for `jobs` without growing the index.
+  void Reserve(size_t jobs) { index_.reserve(jobs); }
 
   // The last failure text; kept apart because few jobs have one.
   const std::string& LastError(uint64_t id) const {
