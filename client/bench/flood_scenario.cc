@@ -263,9 +263,7 @@ class FloodScenario final : public Scenario {
       wait_ms[tenant].push_back(
           std::chrono::duration<double, std::milli>(job.started - *issued)
               .count());
-      finish[tenant] =
-          std::max(finish[tenant],
-                   std::chrono::duration<double>(job.done - t0_).count());
+      finish[tenant] = std::max(finish[tenant], SinceT0(job.done));
       worked_ms[tenant] +=
           std::chrono::duration<double, std::milli>(job.done - job.started)
               .count();
@@ -292,11 +290,14 @@ class FloodScenario final : public Scenario {
     if (a_finish <= a_at_) return 0;
     double busy = 0;
     for (const Worked& job : seen_) {
-      double start = std::chrono::duration<double>(job.started - t0_).count();
-      double end = std::chrono::duration<double>(job.done - t0_).count();
-      busy += std::max(0.0, std::min(end, a_finish) - std::max(start, a_at_));
+      busy += std::max(0.0, std::min(SinceT0(job.done), a_finish) -
+                                std::max(SinceT0(job.started), a_at_));
     }
     return busy / (static_cast<double>(slots_) * (a_finish - a_at_));
+  }
+
+  double SinceT0(Clock::time_point t) const {
+    return std::chrono::duration<double>(t - t0_).count();
   }
 
   // When the job with index `i` of `tenant` was enqueued, if it was.

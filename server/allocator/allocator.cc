@@ -15,7 +15,9 @@ std::string DescribeAllocator() {
 #include <jemalloc/jemalloc.h>
 
 #include <cstddef>
-#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
 
 // jemalloc reads this at its first allocation. By default it keeps freed
 // pages for 10 s (dirty) and then 10 s more (muzzy) before giving them back;
@@ -33,35 +35,37 @@ const char* malloc_conf =
 namespace fairq::server {
 namespace {
 
-// -1 is jemalloc's own value ("never decay"), so a failed read shows as -2.
-constexpr int64_t kUnreadable = -2;
-
-int64_t ReadDecayMs(const char* name) {
-  ssize_t value = kUnreadable;
+// One of jemalloc's read-only settings (mallctl), if it can be read.
+template <typename T>
+std::optional<T> ReadSetting(const char* name) {
+  T value{};
   size_t size = sizeof(value);
-  if (mallctl(name, &value, &size, nullptr, 0) != 0) return kUnreadable;
+  if (mallctl(name, &value, &size, nullptr, 0) != 0) return std::nullopt;
   return value;
+}
+
+template <typename T>
+std::string Show(const std::optional<T>& value) {
+  if (!value) return "unknown";
+  if constexpr (std::is_same_v<T, bool>) {
+    return *value ? "true" : "false";
+  } else if constexpr (std::is_same_v<T, const char*>) {
+    return *value != nullptr ? *value : "unknown";
+  } else {
+    return std::to_string(*value);
+  }
 }
 
 }  // namespace
 
 std::string DescribeAllocator() {
-  const char* version = nullptr;
-  size_t size = sizeof(version);
-  if (mallctl("version", &version, &size, nullptr, 0) != 0 ||
-      version == nullptr) {
-    return "jemalloc (version unknown)";
-  }
-  bool background = false;
-  size = sizeof(background);
-  bool background_read =
-      mallctl("opt.background_thread", &background, &size, nullptr, 0) == 0;
-  return std::string("jemalloc ") + version + " (dirty_decay_ms " +
-         std::to_string(ReadDecayMs("opt.dirty_decay_ms")) +
+  return "jemalloc " + Show(ReadSetting<const char*>("version")) +
+         " (dirty_decay_ms " +
+         Show(ReadSetting<ssize_t>("opt.dirty_decay_ms")) +
          ", muzzy_decay_ms " +
-         std::to_string(ReadDecayMs("opt.muzzy_decay_ms")) +
+         Show(ReadSetting<ssize_t>("opt.muzzy_decay_ms")) +
          ", background_thread " +
-         (background_read ? (background ? "true" : "false") : "unknown") + ")";
+         Show(ReadSetting<bool>("opt.background_thread")) + ")";
 }
 
 }  // namespace fairq::server

@@ -142,7 +142,8 @@ Status Broker::RestoreJobs(int64_t now_ms) {
   StoredIndexes& idx = *indexes;
   // Sized up front: doubling the id index while 2M records stream in held
   // the old and the new table at once, the restore's RSS peak (+24 MiB at
-  // 2M). An estimate that is off costs one rehash, as before.
+  // 2M). A low estimate costs one rehash, as before; a high one, spare
+  // capacity in the index (4 bytes an entry).
   uint64_t records = store_->EstimateJobRecords();
   jobs_.Reserve(records > idx.dead.size() ? records - idx.dead.size() : 0);
   Turn scratch(store_->NewBatch());  // entries re-made here are stored already

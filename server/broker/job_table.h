@@ -169,6 +169,8 @@ class JobTable {
   absl::flat_hash_map<uint64_t, std::string> errors_;
 };
 
+static_assert(sizeof(JobMeta) <= 56, "JobMeta grew: see the note above it");
+
 }  // namespace fairq::server
 
 #endif  // FAIRQ_SERVER_BROKER_JOB_TABLE_H_
