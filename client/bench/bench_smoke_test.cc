@@ -78,6 +78,12 @@ TEST_F(BenchSmokeTest, Latency) {
   ExpectJson("latency", args);
 }
 
+TEST_F(BenchSmokeTest, Ping) {
+  const std::string args = "--rate 200 --duration 0.3";
+  ExpectTable("ping", args);
+  ExpectJson("ping", args);
+}
+
 TEST_F(BenchSmokeTest, Flood) {
   const std::string args =
       "--slots 4 --prefetch 1 --work-ms 1 --a-jobs 50 --a-at 0.05 "

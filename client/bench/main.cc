@@ -24,6 +24,7 @@ std::vector<std::unique_ptr<fairq::bench::Scenario>> AllScenarios() {
   scenarios.push_back(fairq::bench::MakeFloodScenario());
   scenarios.push_back(fairq::bench::MakeBacklogScenario());
   scenarios.push_back(fairq::bench::MakeRecoveryScenario());
+  scenarios.push_back(fairq::bench::MakePingScenario());
   return scenarios;
 }
 

@@ -1,16 +1,9 @@
 #include "bench/paced_enqueuer.h"
 
-#include <thread>
-
 #include "bench/job_ops.h"
+#include "bench/paced_schedule.h"
 
 namespace fairq::bench {
-namespace {
-
-// A call issued more than this after its slot counts as late.
-constexpr std::chrono::microseconds kLate{200};
-
-}  // namespace
 
 // One Enqueue in flight; deleted by its reply callback.
 struct PacedEnqueuer::Call {
@@ -27,12 +20,8 @@ PacedEnqueuer::PacedEnqueuer(const BenchContext& bench, PaceOptions options)
 
 Status PacedEnqueuer::Run(Clock::time_point start) {
   issued_.reserve(options_.count);
-  for (uint64_t i = 0; i < options_.count; ++i) {
-    Clock::time_point slot = start + options_.interval * i;
-    std::this_thread::sleep_until(slot);
-    if (Clock::now() - slot > kLate) ++late_;
-    Issue(i);
-  }
+  late_ = RunPaced(start, options_.count, options_.interval,
+                   [this](uint64_t i) { Issue(i); });
   // Every call has a deadline, so every callback runs before this one.
   auto give_up = Clock::now() +
                  std::chrono::duration_cast<Clock::duration>(

@@ -47,6 +47,7 @@ std::unique_ptr<Scenario> MakeLatencyScenario();
 std::unique_ptr<Scenario> MakeFloodScenario();
 std::unique_ptr<Scenario> MakeBacklogScenario();
 std::unique_ptr<Scenario> MakeRecoveryScenario();
+std::unique_ptr<Scenario> MakePingScenario();
 
 }  // namespace fairq::bench
 

@@ -1,0 +1,132 @@
+// `fairq-bench ping`: the floor under every latency fairq-bench reports.
+// gRPC health checks (answered by gRPC inside fairqd, without the broker,
+// the store or an fsync) go out at a fixed --rate for --duration on the
+// schedule `latency` uses, and the round trip of each is measured. Whatever
+// `latency` reports above this floor is fairqd's; the floor itself is the
+// machine: two loopback legs and the thread wake-ups at both ends.
+#include <grpcpp/generic/generic_stub.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "bench/bench_context.h"
+#include "bench/paced_schedule.h"
+#include "bench/report.h"
+#include "bench/scenario.h"
+#include "bench/stats.h"
+
+namespace fairq::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr char kHealthCheck[] = "/grpc.health.v1.Health/Check";
+
+class PingScenario final : public Scenario {
+ public:
+  CLI::App* Register(CLI::App& app) override {
+    CLI::App* sub = app.add_subcommand(
+        "ping", "round trip of a no-op RPC (gRPC health check) at a fixed rate");
+    sub->add_option("--rate", rate_, "calls per second")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 1'000'000.0));
+    sub->add_option("--duration", duration_, "seconds of calls")
+        ->capture_default_str()
+        ->check(CLI::Range(0.01, 3600.0));
+    bench_.AddFlags(sub);
+    return sub;
+  }
+
+  int Run(std::ostream& out, std::ostream& err) override {
+    if (Status up = bench_.Connect(); !up.ok()) return Fail("ping", up, err);
+    grpc::GenericStub stub(bench_.Channel(0));
+    const auto count =
+        std::max<uint64_t>(1, static_cast<uint64_t>(rate_ * duration_));
+    const std::chrono::nanoseconds interval(
+        static_cast<int64_t>(1e9 / rate_));
+    uint64_t late = RunPaced(Clock::now(), count, interval,
+                             [&](uint64_t) { Issue(stub); });
+    if (Status done = WaitForReplies(); !done.ok()) {
+      return Fail("ping", done, err);
+    }
+
+    Report report("ping");
+    bench_.Describe(report);
+    report.Fact("method", kHealthCheck);
+    Row row = {{"rate", rate_}, {"late", static_cast<int64_t>(late)}};
+    AddSummary(row, "rtt_ms_", Summarize(rtt_ms_));
+    report.AddRow(std::move(row));
+    report.Print(out, bench_.json());
+    return kExitOk;
+  }
+
+ private:
+  // One call in flight; deleted by its reply callback.
+  struct Call {
+    grpc::ClientContext context;
+    grpc::ByteBuffer request;  // an empty HealthCheckRequest: all services
+    grpc::ByteBuffer response;
+    Clock::time_point issued;
+  };
+
+  void Issue(grpc::GenericStub& stub) {
+    auto* call = new Call;
+    grpc::Slice empty;
+    call->request = grpc::ByteBuffer(&empty, 1);
+    bench_.SetDeadline(call->context);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++in_flight_;
+    }
+    call->issued = Clock::now();
+    stub.UnaryCall(&call->context, kHealthCheck, grpc::StubOptions(),
+                   &call->request, &call->response,
+                   [this, call](grpc::Status status) {
+                     Finished(call, status);
+                   });
+  }
+
+  void Finished(Call* call, const grpc::Status& status) {
+    double ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - call->issued)
+            .count();
+    delete call;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (status.ok()) {
+      rtt_ms_.push_back(ms);
+    } else if (first_error_.ok()) {
+      first_error_ = FromGrpc(status, "Health/Check");
+    }
+    --in_flight_;
+    replied_.notify_all();
+  }
+
+  // Every call has a deadline, so every callback runs before this bound.
+  Status WaitForReplies() {
+    auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(
+                                          bench_.rpc_timeout() + 5));
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!replied_.wait_until(lock, give_up, [this] { return in_flight_ == 0; })) {
+      return Unavailable("Health/Check: replies missing after their deadline");
+    }
+    return first_error_;
+  }
+
+  BenchContext bench_;
+  double rate_ = 2000;
+  double duration_ = 5;
+
+  std::mutex mu_;  // guards the fields below (reply callbacks)
+  std::condition_variable replied_;
+  uint64_t in_flight_ = 0;
+  std::vector<double> rtt_ms_;
+  Status first_error_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scenario> MakePingScenario() {
+  return std::make_unique<PingScenario>();
+}
+
+}  // namespace fairq::bench
