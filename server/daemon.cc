@@ -59,8 +59,9 @@ Status Daemon::Open(const config::DaemonConfig& config) {
   FAIRQ_RETURN_IF_ERROR(store_->Commit(batches));
   spdlog::info("restored {} live jobs from {}", (*broker)->live_jobs(),
                config.data_dir);
-  writer_ =
-      std::make_unique<Writer>(store_.get(), kMaxTurnsInFlight, metrics());
+  writer_ = std::make_unique<Writer>(
+      store_.get(), kMaxTurnsInFlight,
+      std::chrono::microseconds(config.sync_min_interval_us), metrics());
   writer_->Start();
   dispatcher_ = std::make_unique<Dispatcher>(
       std::move(broker).value(), writer_.get(), store_.get(),

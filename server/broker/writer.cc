@@ -19,8 +19,12 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 Writer::Writer(store::Store* store, size_t max_turns_in_flight,
+               std::chrono::microseconds min_sync_interval,
                metrics::Metrics& metrics)
-    : store_(store), max_in_flight_(max_turns_in_flight), metrics_(metrics) {}
+    : store_(store),
+      max_in_flight_(max_turns_in_flight),
+      min_sync_interval_(min_sync_interval),
+      metrics_(metrics) {}
 
 Writer::~Writer() { Stop(); }
 
@@ -108,6 +112,7 @@ void Writer::SyncLoop() {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [&] { return !applied_.empty() || apply_done_; });
       if (applied_.empty()) return;  // the apply thread is gone: nothing left
+      PaceSync(lock);
       applied.swap(applied_);
     }
     // Every earlier group was synced before this one was taken, so only a
@@ -122,6 +127,7 @@ void Writer::SyncLoop() {
     }
     bool was_failed = store_->failed();
     auto start = std::chrono::steady_clock::now();
+    if (wrote > 0) last_sync_ = start;
     Status sync = wrote > 0 ? store_->SyncLog() : Status::Ok();
     LogFirstFailure(sync, was_failed, applied.size());
     // A group's write latency: its (longest) apply plus the fsync.
@@ -137,6 +143,17 @@ void Writer::SyncLoop() {
     changed_.notify_all();
     applied.clear();
   }
+}
+
+void Writer::PaceSync(std::unique_lock<std::mutex>& lock) {
+  if (min_sync_interval_.count() == 0) return;
+  const bool wrote = std::any_of(applied_.begin(), applied_.end(),
+                                 [](const Applied& a) { return a.wrote; });
+  if (!wrote) return;  // nothing to sync: reads are answered at once
+  // A full writer syncs at once: waiting on would stall the dispatcher.
+  changed_.wait_until(lock, last_sync_ + min_sync_interval_, [&] {
+    return apply_done_ || in_flight_ >= max_in_flight_;
+  });
 }
 
 // Logged once, not per caller: from here on the store refuses every write,

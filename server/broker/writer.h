@@ -13,9 +13,15 @@
 // Submit blocks while too many turns are in flight, which stalls the
 // dispatcher and so fills its command queue: back-pressure reaches the
 // clients as RESOURCE_EXHAUSTED.
+//
+// Syncs may be paced (`min_sync_interval`): a sync starts no sooner than
+// that after the previous one started, and every turn applied meanwhile
+// shares it. After a quiet spell the next sync is not delayed at all, nor
+// is it while max_turns_in_flight are waiting.
 #ifndef FAIRQ_SERVER_BROKER_WRITER_H_
 #define FAIRQ_SERVER_BROKER_WRITER_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -47,6 +53,7 @@ class Writer {
  public:
   // `metrics` hears of each group commit; it must outlive the writer.
   Writer(store::Store* store, size_t max_turns_in_flight,
+         std::chrono::microseconds min_sync_interval = {},
          metrics::Metrics& metrics = metrics::NoMetrics());
   ~Writer();  // stops and joins
 
@@ -67,6 +74,10 @@ class Writer {
 
   void ApplyLoop();
   void SyncLoop();
+  // Waits out the sync interval if a turn that wrote is pending; returns
+  // early when the apply thread is done (shutdown does not wait) or
+  // max_turns_in_flight are in flight (Submit would block).
+  void PaceSync(std::unique_lock<std::mutex>& lock);
   // Applies `turns` and runs their before-sync replies; returns the rest.
   std::vector<Applied> ApplyTurns(std::vector<Turn>& turns);
   static void LogFirstFailure(const Status& status, bool was_failed,
@@ -74,6 +85,8 @@ class Writer {
 
   store::Store* const store_;
   const size_t max_in_flight_;
+  const std::chrono::microseconds min_sync_interval_;
+  std::chrono::steady_clock::time_point last_sync_;  // sync thread only
   metrics::Metrics& metrics_;
   std::mutex mu_;
   std::condition_variable changed_;

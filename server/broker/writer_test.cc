@@ -49,6 +49,29 @@ class WriterTest : public ::testing::Test {
     return turn;
   }
 
+  // A writing turn whose lease reply and ack can be waited for.
+  struct Submitted {
+    std::future<void> lease;
+    std::future<void> ack;
+  };
+  Submitted SubmitWatched(Writer& writer, const std::string& name) {
+    auto leased = std::make_shared<std::promise<void>>();
+    auto acked = std::make_shared<std::promise<void>>();
+    Submitted watched{leased->get_future(), acked->get_future()};
+    Turn turn(store_->NewBatch());
+    turn.batch.PutPool(name, v1::PoolRecord());
+    turn.replies_before_sync.push_back(
+        [leased](const Status&) { leased->set_value(); });
+    turn.replies.push_back([acked](const Status& s) {
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      acked->set_value();
+    });
+    writer.Submit(std::move(turn));
+    return watched;
+  }
+  // Bounds waits so that a regression fails instead of hanging the suite.
+  static constexpr auto kBound = std::chrono::seconds(30);
+
   std::string dir_;
   store::FaultInjectionEnv faults_;
   std::unique_ptr<store::Store> store_;
@@ -113,6 +136,55 @@ TEST_F(WriterTest, ATurnThatWroteNothingNeedsNoSync) {
   writer.Stop();
   EXPECT_EQ(log_, (std::vector<std::string>{"read lease OK", "read ack OK"}));
   EXPECT_EQ(faults_.injected_failures(), 0u);
+}
+
+// With paced syncs, turns applied within the interval share one sync; the
+// first sync after a quiet spell is not delayed, and Stop does not wait the
+// interval out. The interval is an hour, so a delay anywhere shows as a
+// bounded wait running out, not as a slow test.
+TEST_F(WriterTest, PacedSyncsAreSharedByTheTurnsInTheirInterval) {
+  Writer writer(store_.get(), 16, std::chrono::hours(1));
+  writer.Start();
+  const uint64_t syncs_before = faults_.sync_calls();
+  Submitted first = SubmitWatched(writer, "t1");
+  ASSERT_EQ(first.ack.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(faults_.sync_calls(), syncs_before + 1);
+  // Each turn is applied (its lease answered) before the next is sent, so
+  // an unpaced sync thread would sync them in several groups.
+  std::vector<std::future<void>> acks;
+  for (int i = 2; i <= 10; ++i) {
+    Submitted next = SubmitWatched(writer, "t" + std::to_string(i));
+    ASSERT_EQ(next.lease.wait_for(kBound), std::future_status::ready);
+    acks.push_back(std::move(next.ack));
+  }
+  EXPECT_EQ(faults_.sync_calls(), syncs_before + 1);  // they all wait
+  auto stopped = std::async(std::launch::async, [&] { writer.Stop(); });
+  ASSERT_EQ(stopped.wait_for(kBound), std::future_status::ready);
+  for (auto& ack : acks) {
+    EXPECT_EQ(ack.wait_for(kBound), std::future_status::ready);
+  }
+  EXPECT_EQ(faults_.sync_calls(), syncs_before + 2);  // one for them all
+}
+
+// Pacing never holds the dispatcher for the interval: once
+// max_turns_in_flight wait for their sync, it starts at once, which makes
+// room for the next Submit.
+TEST_F(WriterTest, PacingDoesNotBlockSubmitForTheInterval) {
+  Writer writer(store_.get(), 2, std::chrono::hours(1));
+  writer.Start();
+  Submitted first = SubmitWatched(writer, "t1");
+  ASSERT_EQ(first.ack.wait_for(kBound), std::future_status::ready);
+  Submitted second = SubmitWatched(writer, "t2");
+  Submitted third = SubmitWatched(writer, "t3");
+  // Two in flight: this Submit has to wait for a sync.
+  auto fourth = std::async(std::launch::async,
+                           [&] { return SubmitWatched(writer, "t4"); });
+  ASSERT_EQ(fourth.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(second.ack.wait_for(kBound), std::future_status::ready);
+  auto stopped = std::async(std::launch::async, [&] { writer.Stop(); });
+  ASSERT_EQ(stopped.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(third.ack.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(fourth.get().ack.wait_for(kBound), std::future_status::ready);
 }
 
 TEST_F(WriterTest, AFailedApplyFailsEveryReply) {

@@ -134,13 +134,29 @@ class Loader {
 };
 
 StatusOr<DaemonConfig> Loader::Load(const YAML::Node& root) {
-  FieldReader top(
-      source(), root.IsNull() ? YAML::Node(YAML::NodeType::Map) : root, "",
-      {"listen", "metrics_listen", "data_dir", "sync", "default_lease_seconds",
-       "max_payload_bytes", "max_batch", "auto_create_tenants",
-       "auto_create_pools", "worker_liveness_seconds", "command_queue_capacity",
-       "idempotency_window_seconds", "max_queued_total", "scheduling",
-       "tenant_defaults", "pools", "orgs", "tenants", "metrics", "log"});
+  FieldReader top(source(),
+                  root.IsNull() ? YAML::Node(YAML::NodeType::Map) : root, "",
+                  {"listen",
+                   "metrics_listen",
+                   "data_dir",
+                   "sync",
+                   "sync_min_interval_us",
+                   "default_lease_seconds",
+                   "max_payload_bytes",
+                   "max_batch",
+                   "auto_create_tenants",
+                   "auto_create_pools",
+                   "worker_liveness_seconds",
+                   "command_queue_capacity",
+                   "idempotency_window_seconds",
+                   "max_queued_total",
+                   "scheduling",
+                   "tenant_defaults",
+                   "pools",
+                   "orgs",
+                   "tenants",
+                   "metrics",
+                   "log"});
   config_.pools.clear();
   FAIRQ_RETURN_IF_ERROR(ReadServer(top));
   FAIRQ_RETURN_IF_ERROR(ReadLimits(top));
@@ -177,6 +193,9 @@ Status Loader::ReadServer(FieldReader& top) {
   config_.data_dir = top.OptString("data_dir").value_or(config_.data_dir);
   top.Require(!config_.data_dir.empty(), "data_dir", "must not be empty");
   config_.sync = top.OptBool("sync").value_or(config_.sync);
+  config_.sync_min_interval_us =
+      IntegerIn(top, "sync_min_interval_us", config_.sync_min_interval_us, 0,
+                kMaxSyncIntervalUs);
   return top.status();
 }
 

@@ -25,6 +25,10 @@ inline constexpr uint32_t kMaxAttempts = 1000;
 inline constexpr uint32_t kMaxPayloadBytes = 64u << 20;
 inline constexpr uint32_t kMaxBatch = 10000;
 
+// 100 ms: beyond that a paced sync would hold acknowledgements for longer
+// than any group it could gather is worth.
+inline constexpr uint32_t kMaxSyncIntervalUs = 100000;
+
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError };
 enum class LogFormat { kText, kJson };
 
@@ -73,6 +77,10 @@ struct DaemonConfig {
   // Sync each write to disk before replying. false trades the last moments
   // of acknowledged work on power loss for throughput.
   bool sync = true;
+  // Least time between the starts of two syncs, in microseconds; writes
+  // that arrive meanwhile share the next one. 0: sync as soon as the last
+  // one ended. 0..kMaxSyncIntervalUs.
+  uint32_t sync_min_interval_us = 0;
 
   uint32_t default_lease_seconds = 30;    // 1..kMaxLeaseSeconds
   uint32_t max_payload_bytes = 1u << 20;  // 1..kMaxPayloadBytes

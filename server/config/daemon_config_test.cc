@@ -40,6 +40,7 @@ void ExpectDefaults(const DaemonConfig& c) {
   EXPECT_EQ(c.metrics_listen, "127.0.0.1:9464");
   EXPECT_EQ(c.data_dir, "./data");
   EXPECT_TRUE(c.sync);
+  EXPECT_EQ(c.sync_min_interval_us, 0u);
   EXPECT_EQ(c.default_lease_seconds, 30u);
   EXPECT_EQ(c.max_payload_bytes, 1048576u);
   EXPECT_EQ(c.max_batch, 1000u);
@@ -109,6 +110,7 @@ constexpr char kFull[] = R"(listen: unix:/run/fairqd.sock
 metrics_listen: ""
 data_dir: /var/lib/fairqd
 sync: false
+sync_min_interval_us: 100000
 default_lease_seconds: 43200
 max_payload_bytes: 67108864
 max_batch: 10
@@ -151,6 +153,7 @@ TEST(DaemonConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.metrics_listen, "");
   EXPECT_EQ(c.data_dir, "/var/lib/fairqd");
   EXPECT_FALSE(c.sync);
+  EXPECT_EQ(c.sync_min_interval_us, 100000u);
   EXPECT_EQ(c.default_lease_seconds, 43200u);
   EXPECT_EQ(c.max_payload_bytes, 64u << 20);
   EXPECT_EQ(c.max_batch, 10u);
@@ -233,7 +236,11 @@ TEST(DaemonConfigTest, DescribeEffectiveListsTheValues) {
               HasSubstr("data_dir ./data (" +
                         (std::filesystem::current_path() / "data").string() +
                         ")"));
-  EXPECT_THAT(text, HasSubstr("data_dir /var/lib/fairqd, sync off"));
+  EXPECT_THAT(text, HasSubstr("data_dir /var/lib/fairqd, sync off\n"));
+  StatusOr<DaemonConfig> paced = Parse("sync_min_interval_us: 2000\n");
+  ASSERT_TRUE(paced.ok()) << paced.status().ToString();
+  EXPECT_THAT(DescribeEffective(*paced),
+              HasSubstr("sync on (at most one per 2000 us)\n"));
 }
 
 TEST(DaemonConfigTest, DescribeEffectiveShortensLongTenantLists) {
@@ -284,6 +291,10 @@ TEST(DaemonConfigTest, BadTypes) {
 }
 
 TEST(DaemonConfigTest, OutOfRange) {
+  EXPECT_EQ(ErrorOf("sync_min_interval_us: 100001\n"),
+            At(1) +
+                "sync_min_interval_us: must be between 0 and 100000, "
+                "got 100001");
   EXPECT_EQ(ErrorOf("max_batch: 0\n"),
             At(1) + "max_batch: must be between 1 and 10000, got 0");
   EXPECT_EQ(ErrorOf("default_lease_seconds: 43201\n"),

@@ -100,7 +100,11 @@ std::string DescribeEffective(const DaemonConfig& c) {
               ? std::string("off")
               : c.metrics_listen + " (max_tenant_series " +
                     std::to_string(c.metrics.max_tenant_series) + ")") +
-         ", data_dir " + DataDir(c.data_dir) + ", sync " + OnOff(c.sync);
+         ", data_dir " + DataDir(c.data_dir) + ", sync " + OnOff(c.sync) +
+         (c.sync && c.sync_min_interval_us > 0
+              ? " (at most one per " + std::to_string(c.sync_min_interval_us) +
+                    " us)"
+              : "");
   out += "\njobs: lease " + std::to_string(c.default_lease_seconds) +
          " s, max_payload " + std::to_string(c.max_payload_bytes) +
          " bytes, max_batch " + std::to_string(c.max_batch) +

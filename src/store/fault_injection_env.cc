@@ -18,6 +18,7 @@ struct FaultInjectionEnv::State {
   bool hold_syncs = false;
   std::condition_variable syncs_released;
   uint64_t append_calls = 0;
+  uint64_t sync_calls = 0;
   uint64_t injected_failures = 0;
 };
 
@@ -70,6 +71,7 @@ class FaultyWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
   bool ShouldFailSync() {
     std::unique_lock lock(state_->mu);
     state_->syncs_released.wait(lock, [&] { return !state_->hold_syncs; });
+    ++state_->sync_calls;
     if (state_->fail_syncs) ++state_->injected_failures;
     return state_->fail_syncs;
   }
@@ -173,6 +175,11 @@ void FaultInjectionEnv::HoldSyncs(bool hold) {
 uint64_t FaultInjectionEnv::append_calls() const {
   std::lock_guard lock(state_->mu);
   return state_->append_calls;
+}
+
+uint64_t FaultInjectionEnv::sync_calls() const {
+  std::lock_guard lock(state_->mu);
+  return state_->sync_calls;
 }
 
 uint64_t FaultInjectionEnv::injected_failures() const {

@@ -47,6 +47,7 @@ class FaultInjectionEnv {
 
   // Calls seen (failed or not), to check that nothing was attempted.
   uint64_t append_calls() const;
+  uint64_t sync_calls() const;  // Sync and Fsync, of every file
   uint64_t injected_failures() const;
 
   struct State;  // shared with the wrapped files
