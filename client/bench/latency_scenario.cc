@@ -13,6 +13,7 @@
 #include "bench/completer.h"
 #include "bench/job_ops.h"
 #include "bench/paced_enqueuer.h"
+#include "bench/paced_schedule.h"
 #include "bench/parallel.h"
 #include "bench/progress.h"
 #include "bench/report.h"
@@ -54,9 +55,9 @@ class LatencyScenario final : public Scenario {
     if (Status up = bench_.Connect(); !up.ok()) return Fail("latency", up, err);
     PaceOptions pace;
     pace.tenant = bench_.Tenant("l0");
-    pace.count =
-        std::max<uint64_t>(1, static_cast<uint64_t>(rate_ * duration_));
-    pace.interval = std::chrono::nanoseconds(static_cast<int64_t>(1e9 / rate_));
+    const Pace rate = PaceFor(rate_, duration_);
+    pace.count = rate.count;
+    pace.interval = rate.interval;
     pace.channel = workers_;  // its own connection when --channels allows
     PacedEnqueuer pacer(bench_, pace);
     Completer completer(bench_, workers_ + 1);

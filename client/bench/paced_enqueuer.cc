@@ -22,15 +22,7 @@ Status PacedEnqueuer::Run(Clock::time_point start) {
   issued_.reserve(options_.count);
   late_ = RunPaced(start, options_.count, options_.interval,
                    [this](uint64_t i) { Issue(i); });
-  // Every call has a deadline, so every callback runs before this one.
-  auto give_up = Clock::now() +
-                 std::chrono::duration_cast<Clock::duration>(
-                     std::chrono::duration<double>(bench_.rpc_timeout() + 5));
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!replied_.wait_until(lock, give_up, [this] { return in_flight_ == 0; })) {
-    return Unavailable("Enqueue: replies missing after their deadline");
-  }
-  return first_error_;
+  return calls_.WaitForAll(bench_.rpc_timeout() + 5);
 }
 
 void PacedEnqueuer::Issue(uint64_t i) {
@@ -38,10 +30,7 @@ void PacedEnqueuer::Issue(uint64_t i) {
   *call->request.mutable_job() = MakeJob(
       bench_, options_.tenant, options_.first_tag + i, options_.cost_seconds);
   bench_.SetDeadline(call->context);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++in_flight_;
-  }
+  calls_.Started();
   call->issued = Clock::now();
   issued_.push_back(call->issued);
   stub_->async()->Enqueue(
@@ -57,15 +46,14 @@ void PacedEnqueuer::Finished(Call* call, const grpc::Status& status) {
   } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
     refused_.fetch_add(1);
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (status.ok()) reply_ms_.push_back(ms);
-  if (!status.ok() &&
-      status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED &&
-      first_error_.ok()) {
-    first_error_ = FromGrpc(status, "Enqueue");
+  if (status.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    reply_ms_.push_back(ms);
   }
-  --in_flight_;
-  replied_.notify_all();
+  // Refusals are counted, not failures: they are the broker's back-pressure.
+  const bool failed = !status.ok() && status.error_code() !=
+                                          grpc::StatusCode::RESOURCE_EXHAUSTED;
+  calls_.Finished(failed ? FromGrpc(status, "Enqueue") : Status::Ok());
 }
 
 Summary PacedEnqueuer::reply_ms() const {

@@ -14,7 +14,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -23,6 +22,7 @@
 
 #include "base/status.h"
 #include "bench/bench_context.h"
+#include "bench/in_flight_calls.h"
 #include "bench/stats.h"
 
 namespace fairq::bench {
@@ -68,11 +68,9 @@ class PacedEnqueuer {
   uint64_t late_ = 0;
   std::atomic<uint64_t> accepted_{0}, refused_{0};
 
-  mutable std::mutex mu_;  // guards the fields below (reply callbacks)
-  std::condition_variable replied_;
-  uint64_t in_flight_ = 0;
-  std::vector<double> reply_ms_;
-  Status first_error_;
+  InFlightCalls calls_{"Enqueue"};
+  mutable std::mutex mu_;
+  std::vector<double> reply_ms_;  // guarded by mu_ (reply callbacks)
 };
 
 }  // namespace fairq::bench

@@ -6,11 +6,22 @@
 #ifndef FAIRQ_CLIENT_BENCH_PACED_SCHEDULE_H_
 #define FAIRQ_CLIENT_BENCH_PACED_SCHEDULE_H_
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <thread>
 
 namespace fairq::bench {
+
+// The calls of a run at `rate` per second for `duration` seconds.
+struct Pace {
+  uint64_t count;
+  std::chrono::nanoseconds interval;
+};
+inline Pace PaceFor(double rate, double duration) {
+  return {std::max<uint64_t>(1, static_cast<uint64_t>(rate * duration)),
+          std::chrono::nanoseconds(static_cast<int64_t>(1e9 / rate))};
+}
 
 template <typename Issue>
 uint64_t RunPaced(std::chrono::steady_clock::time_point start, uint64_t count,

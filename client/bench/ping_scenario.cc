@@ -6,10 +6,13 @@
 // machine: two loopback legs and the thread wake-ups at both ends.
 #include <grpcpp/generic/generic_stub.h>
 
-#include <condition_variable>
+#include <chrono>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "bench/bench_context.h"
+#include "bench/in_flight_calls.h"
 #include "bench/paced_schedule.h"
 #include "bench/report.h"
 #include "bench/scenario.h"
@@ -39,13 +42,10 @@ class PingScenario final : public Scenario {
   int Run(std::ostream& out, std::ostream& err) override {
     if (Status up = bench_.Connect(); !up.ok()) return Fail("ping", up, err);
     grpc::GenericStub stub(bench_.Channel(0));
-    const auto count =
-        std::max<uint64_t>(1, static_cast<uint64_t>(rate_ * duration_));
-    const std::chrono::nanoseconds interval(
-        static_cast<int64_t>(1e9 / rate_));
-    uint64_t late = RunPaced(Clock::now(), count, interval,
+    const Pace pace = PaceFor(rate_, duration_);
+    uint64_t late = RunPaced(Clock::now(), pace.count, pace.interval,
                              [&](uint64_t) { Issue(stub); });
-    if (Status done = WaitForReplies(); !done.ok()) {
+    if (Status done = calls_.WaitForAll(bench_.rpc_timeout() + 5); !done.ok()) {
       return Fail("ping", done, err);
     }
 
@@ -73,10 +73,7 @@ class PingScenario final : public Scenario {
     grpc::Slice empty;
     call->request = grpc::ByteBuffer(&empty, 1);
     bench_.SetDeadline(call->context);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++in_flight_;
-    }
+    calls_.Started();
     call->issued = Clock::now();
     stub.UnaryCall(&call->context, kHealthCheck, grpc::StubOptions(),
                    &call->request, &call->response,
@@ -90,37 +87,21 @@ class PingScenario final : public Scenario {
         std::chrono::duration<double, std::milli>(Clock::now() - call->issued)
             .count();
     delete call;
-    std::lock_guard<std::mutex> lock(mu_);
     if (status.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
       rtt_ms_.push_back(ms);
-    } else if (first_error_.ok()) {
-      first_error_ = FromGrpc(status, "Health/Check");
     }
-    --in_flight_;
-    replied_.notify_all();
-  }
-
-  // Every call has a deadline, so every callback runs before this bound.
-  Status WaitForReplies() {
-    auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(
-                                          bench_.rpc_timeout() + 5));
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!replied_.wait_until(lock, give_up, [this] { return in_flight_ == 0; })) {
-      return Unavailable("Health/Check: replies missing after their deadline");
-    }
-    return first_error_;
+    calls_.Finished(status.ok() ? Status::Ok()
+                                : FromGrpc(status, "Health/Check"));
   }
 
   BenchContext bench_;
   double rate_ = 2000;
   double duration_ = 5;
 
-  std::mutex mu_;  // guards the fields below (reply callbacks)
-  std::condition_variable replied_;
-  uint64_t in_flight_ = 0;
-  std::vector<double> rtt_ms_;
-  Status first_error_;
+  InFlightCalls calls_{"Health/Check"};
+  std::mutex mu_;
+  std::vector<double> rtt_ms_;  // guarded by mu_ (reply callbacks)
 };
 
 }  // namespace

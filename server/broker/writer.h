@@ -16,8 +16,10 @@
 //
 // Syncs may be paced (`min_sync_interval`): a sync starts no sooner than
 // that after the previous one started, and every turn applied meanwhile
-// shares it. After a quiet spell the next sync is not delayed at all, nor
-// is it while max_turns_in_flight are waiting.
+// shares it. A write that comes at least that long after the last sync
+// began is synced at once, and so is everything while max_turns_in_flight
+// wait (Submit would block). A turn applied during a sync waits for the
+// next: at most its apply, the interval and one fsync.
 #ifndef FAIRQ_SERVER_BROKER_WRITER_H_
 #define FAIRQ_SERVER_BROKER_WRITER_H_
 

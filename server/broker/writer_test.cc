@@ -69,7 +69,7 @@ class WriterTest : public ::testing::Test {
     writer.Submit(std::move(turn));
     return watched;
   }
-  // Bounds waits so that a regression fails instead of hanging the suite.
+  // Bounds waits so that a regression fails, not waits for the interval.
   static constexpr auto kBound = std::chrono::seconds(30);
 
   std::string dir_;
@@ -139,9 +139,9 @@ TEST_F(WriterTest, ATurnThatWroteNothingNeedsNoSync) {
 }
 
 // With paced syncs, turns applied within the interval share one sync; the
-// first sync after a quiet spell is not delayed, and Stop does not wait the
-// interval out. The interval is an hour, so a delay anywhere shows as a
-// bounded wait running out, not as a slow test.
+// first sync is not delayed, and Stop does not wait the interval out. The
+// interval is an hour, so a delay anywhere shows as a bounded wait running
+// out (ctest's timeout ends the run that a regression would leave waiting).
 TEST_F(WriterTest, PacedSyncsAreSharedByTheTurnsInTheirInterval) {
   Writer writer(store_.get(), 16, std::chrono::hours(1));
   writer.Start();
@@ -176,7 +176,7 @@ TEST_F(WriterTest, PacingDoesNotBlockSubmitForTheInterval) {
   ASSERT_EQ(first.ack.wait_for(kBound), std::future_status::ready);
   Submitted second = SubmitWatched(writer, "t2");
   Submitted third = SubmitWatched(writer, "t3");
-  // Two in flight: this Submit has to wait for a sync.
+  // Two in flight: the sync is forced, so this Submit returns.
   auto fourth = std::async(std::launch::async,
                            [&] { return SubmitWatched(writer, "t4"); });
   ASSERT_EQ(fourth.wait_for(kBound), std::future_status::ready);

@@ -79,7 +79,7 @@ struct DaemonConfig {
   bool sync = true;
   // Least time between the starts of two syncs, in microseconds; writes
   // that arrive meanwhile share the next one. 0: sync as soon as the last
-  // one ended. 0..kMaxSyncIntervalUs.
+  // one ended. Ignored without `sync`. 0..kMaxSyncIntervalUs.
   uint32_t sync_min_interval_us = 0;
 
   uint32_t default_lease_seconds = 30;    // 1..kMaxLeaseSeconds
