@@ -76,12 +76,6 @@ void TuneJobs(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
   ApplyShape(r, {32 * kMiB, 4 * 1024, true}, o);
   o->compression = rocksdb::kNoCompression;
   HintInsertsInIdOrder(o);
-  // A lease reads a job enqueued long ago, which the memtables no longer
-  // hold; their bloom filter (2% of the write buffer) answers that without
-  // searching both skiplists. At a 2M backlog the memtable part of those
-  // reads fell from 4.6% to 1% of fairqd's CPU samples (docs/benchmarks.md).
-  o->memtable_whole_key_filtering = true;
-  o->memtable_prefix_bloom_size_ratio = 0.02;
 }
 
 // The busiest index: 20-byte keys, small values. A bigger memtable lets a
