@@ -226,7 +226,8 @@ Status Loader::ReadLimits(FieldReader& top) {
 Status Loader::ReadScheduling(FieldReader& top) {
   FieldReader r(
       source(), SectionNode(top, "scheduling"), top.FieldPath("scheduling"),
-      {"policy", "quantum", "max_deficit", "default_cost", "estimate_alpha"});
+      {"policy", "quantum", "max_deficit", "default_cost", "estimate_alpha",
+       "min_charge"});
   sched::SchedulerOptions& options = config_.scheduling;
   if (std::optional<std::string> name = r.OptString("policy")) {
     StatusOr<sched::Policy> policy = sched::ParsePolicy(*name);
@@ -240,6 +241,7 @@ Status Loader::ReadScheduling(FieldReader& top) {
       r.OptNumber("default_cost").value_or(options.default_cost);
   options.estimate_alpha =
       r.OptNumber("estimate_alpha").value_or(options.estimate_alpha);
+  options.min_charge = r.OptNumber("min_charge").value_or(options.min_charge);
   if (!r.ok()) return r.status();
   // The scheduler's own rules, reported against the field they name.
   Status valid = sched::Validate(options);

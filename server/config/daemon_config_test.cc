@@ -55,6 +55,7 @@ void ExpectDefaults(const DaemonConfig& c) {
   EXPECT_EQ(c.scheduling.max_deficit, 4.0);
   EXPECT_EQ(c.scheduling.default_cost, 1.0);
   EXPECT_EQ(c.scheduling.estimate_alpha, 0.2);
+  EXPECT_EQ(c.scheduling.min_charge, 0.001);
   const TenantDefaults& t = c.tenant_defaults;
   EXPECT_EQ(t.settings.SerializeAsString(),
             d.tenant_defaults.settings.SerializeAsString())
@@ -121,7 +122,7 @@ command_queue_capacity: 16
 idempotency_window_seconds: 60
 max_queued_total: 1000000
 scheduling: {policy: wc-cap, quantum: 2, max_deficit: 8, default_cost: 3,
-             estimate_alpha: 1}
+             estimate_alpha: 1, min_charge: 0.5}
 tenant_defaults:
   weight: 2
   max_attempts: 1000
@@ -168,6 +169,7 @@ TEST(DaemonConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.scheduling.max_deficit, 8);
   EXPECT_EQ(c.scheduling.default_cost, 3);
   EXPECT_EQ(c.scheduling.estimate_alpha, 1);
+  EXPECT_EQ(c.scheduling.min_charge, 0.5);
   EXPECT_EQ(c.tenant_defaults.max_attempts, 1000u);
   EXPECT_EQ(c.tenant_defaults.initial_backoff_seconds, 0.5);
   EXPECT_EQ(c.tenant_defaults.max_backoff_seconds, 0.5);
@@ -428,6 +430,9 @@ TEST(DaemonConfigTest, SchedulingRules) {
   EXPECT_THAT(
       ErrorOf("scheduling:\n  quantum: 1\n  estimate_alpha: 0\n"),
       HasSubstr(At(3) + "scheduling.estimate_alpha: must lie in (0, 1]"));
+  EXPECT_THAT(ErrorOf("scheduling:\n  min_charge: 0.5\n"),
+              HasSubstr(At(2) + "scheduling.min_charge: must lie in [0, "
+                                "quantum (0.01)], got 0.5"));
   EXPECT_THAT(ErrorOf("orgs:\n  - {name: X, weight: -1}\n"),
               HasSubstr(At(2) + "orgs[0].weight: must be between"));
 }

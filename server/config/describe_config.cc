@@ -120,7 +120,8 @@ std::string DescribeEffective(const DaemonConfig& c) {
          ", quantum " + FormatNumber(s.quantum) + ", max_deficit " +
          FormatNumber(s.max_deficit) + ", default_cost " +
          FormatNumber(s.default_cost) + ", estimate_alpha " +
-         FormatNumber(s.estimate_alpha);
+         FormatNumber(s.estimate_alpha) + ", min_charge " +
+         FormatNumber(s.min_charge);
   out += "\ntenant_defaults: " + Settings(d.settings) + ", " +
          Quotas(d.settings.quotas()) + ", max_attempts " +
          std::to_string(d.max_attempts) + ", backoff " +

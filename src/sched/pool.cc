@@ -77,8 +77,9 @@ std::optional<Pool::Leased> Pool::LeaseNext() {
   Leased leased{};
   QueuedJob job = state.queue.PopFront(&leased.priority);
   if (!std::isnan(job.cost)) leased.declared_cost = job.cost;
-  double cost = leased.declared_cost.value_or(
-      state.estimator.Estimate(options_.default_cost));
+  double cost = std::max(options_.min_charge,
+                         leased.declared_cost.value_or(
+                             state.estimator.Estimate(options_.default_cost)));
   leased.dispatch = Dispatch{job.id, *tenant, cost};
   ++state.running;
   selector_->Charge(*tenant, cost);
@@ -92,7 +93,7 @@ void Pool::EndAttempt(TenantId tenant, double charged, double runtime,
   --state.running;
   state.worker_seconds += runtime;
   if (succeeded) state.estimator.Observe(runtime, options_.estimate_alpha);
-  selector_->Charge(tenant, runtime - charged);
+  selector_->Charge(tenant, std::max(runtime, options_.min_charge) - charged);
   Touch(tenant);
 }
 

@@ -106,6 +106,11 @@ TEST(SchedulerValidationTest, RejectsBadOptions) {
   options = {};
   options.estimate_alpha = 0;
   ExpectInvalid(Scheduler::Create(options).status(), "estimate_alpha");
+  options = {};
+  options.min_charge = options.quantum * 2;
+  ExpectInvalid(Scheduler::Create(options).status(), "min_charge");
+  options.min_charge = -1;
+  ExpectInvalid(Scheduler::Create(options).status(), "min_charge");
 }
 
 // --- Order within a tenant --------------------------------------------------
@@ -148,6 +153,41 @@ TEST(SchedulerTest, WeightsSplitWorkerSeconds) {
   auto used = h.Cycle(800);
   EXPECT_NEAR(ShareOf(used, a), 0.75, 0.01);
   EXPECT_NEAR(ShareOf(used, b), 0.25, 0.01);
+}
+
+// Jobs that take no measurable time still cost a lease each: a tenant of
+// such jobs holds the turn for quantum / min_charge leases, not for its
+// whole backlog.
+TEST(SchedulerTest, ZeroRuntimeJobsStillTakeTurns) {
+  for (double min_charge : {0.0, 0.001}) {
+    SchedulerOptions options;
+    options.min_charge = min_charge;
+    SchedulerHarness h(options);
+    TenantId a = h.Add("a");
+    TenantId b = h.Add("b");
+    h.Queue(a, 200, 0.0);
+    h.Queue(b, 200, 0.0);
+    size_t longest_run = 0;
+    size_t run = 0;
+    std::optional<TenantId> last;
+    for (int i = 0; i < 100; ++i) {
+      std::optional<Dispatch> d = h.Lease();
+      ASSERT_TRUE(d);
+      ASSERT_TRUE(h.scheduler->Complete(d->job, 0).ok());
+      run = d->tenant == last ? run + 1 : 1;
+      last = d->tenant;
+      longest_run = std::max(longest_run, run);
+    }
+    if (min_charge == 0) {
+      EXPECT_EQ(longest_run, 100u);  // one tenant for as long as it has work
+    } else {
+      // 0.01 s of credit a turn at 0.001 s a lease, plus rounding.
+      EXPECT_LE(longest_run, 11u);
+      EXPECT_EQ(h.Stats(a).queued + h.Stats(b).queued, 300u);
+      EXPECT_GE(h.Stats(a).queued, 140u);
+      EXPECT_GE(h.Stats(b).queued, 140u);
+    }
+  }
 }
 
 TEST(SchedulerTest, LongJobsAreChargedByTheirLength) {

@@ -98,6 +98,11 @@ Status Validate(const SchedulerOptions& options) {
                            FormatNumber(options.quantum) + "), got " +
                            FormatNumber(options.max_deficit));
   }
+  if (!(options.min_charge >= 0 && options.min_charge <= options.quantum)) {
+    return InvalidArgument("min_charge: must lie in [0, quantum (" +
+                           FormatNumber(options.quantum) + ")], got " +
+                           FormatNumber(options.min_charge));
+  }
   if (!(options.estimate_alpha > 0 && options.estimate_alpha <= 1)) {
     return InvalidArgument("estimate_alpha: must lie in (0, 1], got " +
                            FormatNumber(options.estimate_alpha));

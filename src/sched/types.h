@@ -77,6 +77,12 @@ struct SchedulerOptions {
   double default_cost = 1.0;
   // Weight of the newest measurement in the learned per-tenant estimate.
   double estimate_alpha = 0.2;
+  // The least worker-seconds a lease is charged, whatever its job's cost or
+  // runtime. A lease costs the broker and the other tenants' wait something
+  // even when its job takes no time: without a floor, a tenant whose jobs
+  // report microseconds keeps the turn for thousands of jobs (quantum /
+  // cost). 0..quantum.
+  double min_charge = 0.001;
 };
 
 Status Validate(const TenantConfig& config);
