@@ -224,10 +224,10 @@ Status Loader::ReadLimits(FieldReader& top) {
 }
 
 Status Loader::ReadScheduling(FieldReader& top) {
-  FieldReader r(
-      source(), SectionNode(top, "scheduling"), top.FieldPath("scheduling"),
-      {"policy", "quantum", "max_deficit", "default_cost", "estimate_alpha",
-       "min_charge"});
+  FieldReader r(source(), SectionNode(top, "scheduling"),
+                top.FieldPath("scheduling"),
+                {"policy", "quantum", "max_deficit", "default_cost",
+                 "estimate_alpha", "min_charge"});
   sched::SchedulerOptions& options = config_.scheduling;
   if (std::optional<std::string> name = r.OptString("policy")) {
     StatusOr<sched::Policy> policy = sched::ParsePolicy(*name);
