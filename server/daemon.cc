@@ -59,11 +59,10 @@ Status Daemon::Open(const config::DaemonConfig& config) {
   FAIRQ_RETURN_IF_ERROR(store_->Commit(batches));
   spdlog::info("restored {} live jobs from {}", (*broker)->live_jobs(),
                config.data_dir);
-  // Without sync there is no fsync to space out, only replies to delay.
-  const std::chrono::microseconds sync_interval(
-      config.sync ? config.sync_min_interval_us : 0);
-  writer_ = std::make_unique<Writer>(store_.get(), kMaxTurnsInFlight,
-                                     sync_interval, metrics());
+  writer_ = std::make_unique<Writer>(
+      store_.get(), kMaxTurnsInFlight,
+      std::chrono::microseconds(config.effective_sync_interval_us()),
+      metrics());
   writer_->Start();
   dispatcher_ = std::make_unique<Dispatcher>(
       std::move(broker).value(), writer_.get(), store_.get(),

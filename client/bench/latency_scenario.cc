@@ -35,12 +35,7 @@ class LatencyScenario final : public Scenario {
   CLI::App* Register(CLI::App& app) override {
     CLI::App* sub = app.add_subcommand(
         "latency", "enqueue-to-lease latency at a fixed enqueue rate");
-    sub->add_option("--rate", rate_, "enqueues per second")
-        ->capture_default_str()
-        ->check(CLI::Range(1.0, 1'000'000.0));
-    sub->add_option("--duration", duration_, "seconds of enqueueing")
-        ->capture_default_str()
-        ->check(CLI::Range(0.01, 3600.0));
+    pace_.AddFlags(sub, "enqueues");
     sub->add_option("--workers", workers_, "workers waiting in Lease")
         ->capture_default_str()
         ->check(CLI::Range(1, 256));
@@ -55,9 +50,8 @@ class LatencyScenario final : public Scenario {
     if (Status up = bench_.Connect(); !up.ok()) return Fail("latency", up, err);
     PaceOptions pace;
     pace.tenant = bench_.Tenant("l0");
-    const Pace rate = PaceFor(rate_, duration_);
-    pace.count = rate.count;
-    pace.interval = rate.interval;
+    pace.count = pace_.count();
+    pace.interval = pace_.interval();
     pace.channel = workers_;  // its own connection when --channels allows
     PacedEnqueuer pacer(bench_, pace);
     Completer completer(bench_, workers_ + 1);
@@ -84,7 +78,7 @@ class LatencyScenario final : public Scenario {
     Progress received;
     Status paced, leased;
     std::mutex mu;
-    double bound = duration_ + 2 * bench_.rpc_timeout() + 10;
+    double bound = pace_.duration + 2 * bench_.rpc_timeout() + 10;
     Clock::time_point start = Clock::now() + kStartDelay;
     RunParallel(workers_ + 1, [&](size_t i) {
       if (i == workers_) {
@@ -148,7 +142,7 @@ class LatencyScenario final : public Scenario {
             ? std::chrono::duration<double>(issued.back() - issued.front())
                   .count()
             : 0;
-    Row row = {{"rate", rate_},
+    Row row = {{"rate", pace_.rate},
                {"issued_per_s",
                 span > 0 ? static_cast<double>(issued.size() - 1) / span : 0.0},
                {"late", static_cast<int64_t>(pacer.late())},
@@ -163,8 +157,7 @@ class LatencyScenario final : public Scenario {
   }
 
   BenchContext bench_;
-  double rate_ = 2000;
-  double duration_ = 5;
+  Pace pace_;
   size_t workers_ = 4;
   size_t slots_ = 16;
 

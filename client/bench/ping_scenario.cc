@@ -29,12 +29,7 @@ class PingScenario final : public Scenario {
   CLI::App* Register(CLI::App& app) override {
     CLI::App* sub = app.add_subcommand(
         "ping", "round trip of a no-op RPC (gRPC health check) at a fixed rate");
-    sub->add_option("--rate", rate_, "calls per second")
-        ->capture_default_str()
-        ->check(CLI::Range(1.0, 1'000'000.0));
-    sub->add_option("--duration", duration_, "seconds of calls")
-        ->capture_default_str()
-        ->check(CLI::Range(0.01, 3600.0));
+    pace_.AddFlags(sub, "calls");
     bench_.AddFlags(sub);
     return sub;
   }
@@ -42,8 +37,7 @@ class PingScenario final : public Scenario {
   int Run(std::ostream& out, std::ostream& err) override {
     if (Status up = bench_.Connect(); !up.ok()) return Fail("ping", up, err);
     grpc::GenericStub stub(bench_.Channel(0));
-    const Pace pace = PaceFor(rate_, duration_);
-    uint64_t late = RunPaced(Clock::now(), pace.count, pace.interval,
+    uint64_t late = RunPaced(Clock::now(), pace_.count(), pace_.interval(),
                              [&](uint64_t) { Issue(stub); });
     if (Status done = calls_.WaitForAll(bench_.rpc_timeout() + 5); !done.ok()) {
       return Fail("ping", done, err);
@@ -52,7 +46,7 @@ class PingScenario final : public Scenario {
     Report report("ping");
     bench_.Describe(report);
     report.Fact("method", kHealthCheck);
-    Row row = {{"rate", rate_}, {"late", static_cast<int64_t>(late)}};
+    Row row = {{"rate", pace_.rate}, {"late", static_cast<int64_t>(late)}};
     AddSummary(row, "rtt_ms_", Summarize(rtt_ms_));
     report.AddRow(std::move(row));
     report.Print(out, bench_.json());
@@ -96,8 +90,7 @@ class PingScenario final : public Scenario {
   }
 
   BenchContext bench_;
-  double rate_ = 2000;
-  double duration_ = 5;
+  Pace pace_;
 
   InFlightCalls calls_{"Health/Check"};
   std::mutex mu_;

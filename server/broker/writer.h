@@ -19,7 +19,8 @@
 // shares it. A write that comes at least that long after the last sync
 // began is synced at once, and so is everything while max_turns_in_flight
 // wait (Submit would block). A turn applied during a sync waits for the
-// next: at most its apply, the interval and one fsync.
+// next one, which starts an interval after the current one started, or
+// when it ends if that is later.
 #ifndef FAIRQ_SERVER_BROKER_WRITER_H_
 #define FAIRQ_SERVER_BROKER_WRITER_H_
 

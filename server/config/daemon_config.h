@@ -81,6 +81,10 @@ struct DaemonConfig {
   // that arrive meanwhile share the next one. 0: sync as soon as the last
   // one ended. Ignored without `sync`. 0..kMaxSyncIntervalUs.
   uint32_t sync_min_interval_us = 0;
+  // The pacing in effect: none without sync, which has no fsync to space.
+  uint32_t effective_sync_interval_us() const {
+    return sync ? sync_min_interval_us : 0;
+  }
 
   uint32_t default_lease_seconds = 30;    // 1..kMaxLeaseSeconds
   uint32_t max_payload_bytes = 1u << 20;  // 1..kMaxPayloadBytes

@@ -101,9 +101,9 @@ std::string DescribeEffective(const DaemonConfig& c) {
               : c.metrics_listen + " (max_tenant_series " +
                     std::to_string(c.metrics.max_tenant_series) + ")") +
          ", data_dir " + DataDir(c.data_dir) + ", sync " + OnOff(c.sync) +
-         (c.sync && c.sync_min_interval_us > 0
-              ? " (at most one per " + std::to_string(c.sync_min_interval_us) +
-                    " us)"
+         (c.effective_sync_interval_us() > 0
+              ? " (at most one per " +
+                    std::to_string(c.effective_sync_interval_us()) + " us)"
               : "");
   out += "\njobs: lease " + std::to_string(c.default_lease_seconds) +
          " s, max_payload " + std::to_string(c.max_payload_bytes) +
