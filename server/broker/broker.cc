@@ -163,7 +163,7 @@ void Broker::MatchWaiters(int64_t now_ms, Turn& turn) {
   for (uint32_t pool = 0; pool < pool_has_news_.size(); ++pool) {
     if (!pool_has_news_[pool]) continue;
     pool_has_news_[pool] = false;
-    while (LeaseWaiters::Waiter* waiter = waiters_.Front(pool)) {
+    while (const LeaseWaiters::Waiter* waiter = waiters_.Front(pool)) {
       if (!TryFill(*waiter, now_ms, turn)) break;
       AnswerWaiter(std::move(*waiters_.Take(waiter->id)), turn);
     }

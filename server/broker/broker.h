@@ -147,7 +147,7 @@ class Broker {
 
   // broker_lease.cc
   void HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn);
-  bool TryFill(LeaseWaiters::Waiter& waiter, int64_t now_ms, Turn& turn);
+  bool TryFill(const LeaseWaiters::Waiter& waiter, int64_t now_ms, Turn& turn);
   void GrantLease(uint64_t job_id, const std::string& worker_id,
                   int64_t now_ms, Turn& turn, v1::LeaseResponse* response);
   void AnswerWaiter(LeaseWaiters::Waiter waiter, Turn& turn);

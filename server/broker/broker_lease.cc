@@ -77,7 +77,7 @@ void Broker::HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn) {
   }
 }
 
-bool Broker::TryFill(LeaseWaiters::Waiter& waiter, int64_t now_ms,
+bool Broker::TryFill(const LeaseWaiters::Waiter& waiter, int64_t now_ms,
                      Turn& turn) {
   for (uint32_t pool : waiter.pools) {
     while (static_cast<uint32_t>(waiter.response->jobs_size()) <

@@ -3,52 +3,55 @@
 namespace fairq::server {
 
 void LeaseWaiters::Add(Waiter waiter) {
-  for (uint32_t pool : waiter.pools) by_pool_[pool].push_back(waiter.id);
-  waiters_.emplace(waiter.id, std::move(waiter));
+  const uint64_t arrival = next_arrival_++;
+  for (uint32_t pool : waiter.pools) by_pool_[pool].emplace(arrival, waiter.id);
+  by_deadline_.emplace(waiter.deadline_ms, waiter.id);
+  const WaiterId id = waiter.id;
+  waiters_.emplace(id, Entry{std::move(waiter), arrival});
 }
 
-LeaseWaiters::Waiter* LeaseWaiters::Front(uint32_t pool) {
-  auto it = by_pool_.find(pool);
-  if (it == by_pool_.end()) return nullptr;
-  std::deque<WaiterId>& queue = it->second;
-  while (!queue.empty()) {
-    auto waiter = waiters_.find(queue.front());
-    if (waiter != waiters_.end()) return &waiter->second;
-    queue.pop_front();  // answered through another pool, or canceled
-  }
-  return nullptr;
+const LeaseWaiters::Waiter* LeaseWaiters::Front(uint32_t pool) const {
+  auto queue = by_pool_.find(pool);
+  if (queue == by_pool_.end() || queue->second.empty()) return nullptr;
+  return &waiters_.find(queue->second.begin()->second)->second.waiter;
 }
 
 std::optional<LeaseWaiters::Waiter> LeaseWaiters::Take(WaiterId id) {
   auto it = waiters_.find(id);
   if (it == waiters_.end()) return std::nullopt;
-  Waiter waiter = std::move(it->second);
+  Entry entry = std::move(it->second);
   waiters_.erase(it);
-  return waiter;
+  // A pool stays in by_pool_ when its last waiter goes: pools are few and
+  // long-lived, and a worker's next call would add it straight back.
+  for (uint32_t pool : entry.waiter.pools) by_pool_[pool].erase(entry.arrival);
+  by_deadline_.erase({entry.waiter.deadline_ms, id});
+  return std::move(entry.waiter);
 }
 
-// Waits are short (at most 30 s) and waiters few (one per worker), so a scan
-// is simpler than a second heap kept in step with cancellations.
 std::vector<WaiterId> LeaseWaiters::Expired(int64_t now_ms) const {
   std::vector<WaiterId> expired;
-  for (const auto& [id, waiter] : waiters_) {
-    if (waiter.deadline_ms <= now_ms) expired.push_back(id);
+  for (auto it = by_deadline_.begin();
+       it != by_deadline_.end() && it->first <= now_ms; ++it) {
+    expired.push_back(it->second);
   }
   return expired;
 }
 
 std::optional<int64_t> LeaseWaiters::NextDeadline() const {
-  std::optional<int64_t> next;
-  for (const auto& [id, waiter] : waiters_) {
-    if (!next || waiter.deadline_ms < *next) next = waiter.deadline_ms;
-  }
-  return next;
+  if (by_deadline_.empty()) return std::nullopt;
+  return by_deadline_.begin()->first;
 }
 
 std::vector<WaiterId> LeaseWaiters::All() const {
   std::vector<WaiterId> ids;
-  for (const auto& [id, waiter] : waiters_) ids.push_back(id);
+  ids.reserve(waiters_.size());
+  for (const auto& [id, entry] : waiters_) ids.push_back(id);
   return ids;
+}
+
+size_t LeaseWaiters::waiting_in(uint32_t pool) const {
+  auto queue = by_pool_.find(pool);
+  return queue == by_pool_.end() ? 0 : queue->second.size();
 }
 
 }  // namespace fairq::server
