@@ -2,7 +2,7 @@
 
 namespace fairq::metrics {
 
+// BuildRevision() is in the generated build_revision.cc.
 std::string_view BuildVersion() { return FAIRQ_VERSION; }
-std::string_view BuildRevision() { return FAIRQ_REVISION; }
 
 }  // namespace fairq::metrics

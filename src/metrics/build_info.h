@@ -1,7 +1,7 @@
 // The version and source revision fairqd was built from, for
-// fairq_build_info. Set at configure time (CMake's project version; `git
-// rev-parse` of the checkout, or "unknown" outside a git checkout).
-// Constants; safe from any thread.
+// fairq_build_info: CMake's project version, and the checkout's commit as
+// of the build (`-dirty` with uncommitted changes; "unknown" outside a git
+// checkout). Constants; safe from any thread.
 #ifndef FAIRQ_METRICS_BUILD_INFO_H_
 #define FAIRQ_METRICS_BUILD_INFO_H_
 
