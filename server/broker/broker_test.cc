@@ -92,9 +92,11 @@ class BrokerTest : public ::testing::Test {
     v1::LeaseResponse response;
     std::optional<Status> done;
   };
-  std::unique_ptr<LeaseCall> Lease(int64_t wait_ms = 0, uint32_t max_jobs = 1) {
+  std::unique_ptr<LeaseCall> Lease(int64_t wait_ms = 0, uint32_t max_jobs = 1,
+                                   const std::vector<std::string>& pools = {}) {
     auto call = std::make_unique<LeaseCall>();
     call->request.set_worker_id("w1");
+    for (const std::string& pool : pools) call->request.add_pools(pool);
     call->request.set_slots(8);
     call->request.set_max_jobs(max_jobs);
     *call->request.mutable_wait() = TimeUtil::MillisecondsToDuration(wait_ms);
@@ -163,6 +165,42 @@ TEST_F(BrokerTest, WaitingLeaseIsAnsweredWhenAJobArrives) {
   ASSERT_TRUE(lease->done);
   ASSERT_EQ(lease->response.jobs_size(), 1);
   EXPECT_EQ(lease->response.jobs(0).job().id(), id);
+}
+
+// A call waiting on two pools is answered through the first with work and
+// is then gone from both: the other pool's next job goes to the next call.
+TEST_F(BrokerTest, AWaitingLeaseOnTwoPoolsIsAnsweredOnce) {
+  auto both = Lease(/*wait_ms=*/30'000, 1, {"x", "y"});
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_pool("y");
+  uint64_t in_y = Enqueue(spec);
+  ASSERT_TRUE(both->done && both->done->ok());
+  ASSERT_EQ(both->response.jobs_size(), 1);
+  EXPECT_EQ(both->response.jobs(0).job().id(), in_y);
+  both->done.reset();
+
+  auto only_x = Lease(/*wait_ms=*/30'000, 1, {"x"});
+  EXPECT_FALSE(only_x->done);
+  spec.set_pool("x");
+  uint64_t in_x = Enqueue(spec);
+  EXPECT_FALSE(both->done);  // answered once only
+  ASSERT_TRUE(only_x->done && only_x->done->ok());
+  ASSERT_EQ(only_x->response.jobs_size(), 1);
+  EXPECT_EQ(only_x->response.jobs(0).job().id(), in_x);
+}
+
+TEST_F(BrokerTest, ACanceledWaitingLeaseGetsNoJob) {
+  auto lease = Lease(/*wait_ms=*/30'000);
+  Command cancel = LeaseCanceledCommand{next_waiter_ - 1};
+  Turn1(&cancel);
+  ASSERT_TRUE(lease->done);
+  EXPECT_EQ(lease->done->code(), StatusCode::kCancelled);
+  lease->done.reset();
+  Enqueue("a");
+  EXPECT_FALSE(lease->done);
+  EXPECT_EQ(lease->response.jobs_size(), 0);
+  EXPECT_EQ(Stats("a").ready(), 1u);
 }
 
 TEST_F(BrokerTest, WaitingLeaseEndsEmptyAtItsDeadline) {

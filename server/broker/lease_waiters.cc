@@ -1,19 +1,27 @@
 #include "server/broker/lease_waiters.h"
 
+#include <cassert>
+
 namespace fairq::server {
 
 void LeaseWaiters::Add(Waiter waiter) {
   const uint64_t arrival = next_arrival_++;
-  for (uint32_t pool : waiter.pools) by_pool_[pool].emplace(arrival, waiter.id);
-  by_deadline_.emplace(waiter.deadline_ms, waiter.id);
   const WaiterId id = waiter.id;
-  waiters_.emplace(id, Entry{std::move(waiter), arrival});
+  auto [it, added] =
+      waiters_.try_emplace(id, Entry{std::move(waiter), arrival});
+  assert(added && "waiter ids are unique");
+  if (!added) return;
+  const Waiter& filed = it->second.waiter;
+  for (uint32_t pool : filed.pools) by_pool_[pool].emplace(arrival, id);
+  by_deadline_.emplace(filed.deadline_ms, id);
 }
 
 const LeaseWaiters::Waiter* LeaseWaiters::Front(uint32_t pool) const {
   auto queue = by_pool_.find(pool);
   if (queue == by_pool_.end() || queue->second.empty()) return nullptr;
-  return &waiters_.find(queue->second.begin()->second)->second.waiter;
+  auto it = waiters_.find(queue->second.begin()->second);
+  assert(it != waiters_.end() && "a queued id is a waiting call");
+  return &it->second.waiter;
 }
 
 std::optional<LeaseWaiters::Waiter> LeaseWaiters::Take(WaiterId id) {
@@ -23,7 +31,10 @@ std::optional<LeaseWaiters::Waiter> LeaseWaiters::Take(WaiterId id) {
   waiters_.erase(it);
   // A pool stays in by_pool_ when its last waiter goes: pools are few and
   // long-lived, and a worker's next call would add it straight back.
-  for (uint32_t pool : entry.waiter.pools) by_pool_[pool].erase(entry.arrival);
+  for (uint32_t pool : entry.waiter.pools) {
+    auto queue = by_pool_.find(pool);
+    if (queue != by_pool_.end()) queue->second.erase(entry.arrival);
+  }
   by_deadline_.erase({entry.waiter.deadline_ms, id});
   return std::move(entry.waiter);
 }

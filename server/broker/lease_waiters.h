@@ -35,6 +35,8 @@ class LeaseWaiters {
     Done done;
   };
 
+  // REQUIRES: no waiting call has waiter.id (ids come from
+  // Dispatcher::NewWaiterId, a counter).
   void Add(Waiter waiter);
   // The oldest waiter for `pool`, or nullptr. Const: it stays filed under
   // its pools and deadline until taken (its response may be filled).

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace fairq::server {
@@ -35,6 +38,8 @@ TEST(LeaseWaitersTest, EachPoolServesItsWaitersInArrivalOrder) {
   ASSERT_TRUE(waiters.Take(30).has_value());
   EXPECT_EQ(FrontId(waiters, 1), 0u);
   EXPECT_FALSE(waiters.Take(30).has_value());  // taken once only
+  EXPECT_FALSE(waiters.Take(99).has_value());  // never added
+  EXPECT_EQ(FrontId(waiters, 2), 20u);
   EXPECT_FALSE(waiters.empty());
   ASSERT_TRUE(waiters.Take(20).has_value());
   EXPECT_TRUE(waiters.empty());
@@ -58,8 +63,10 @@ TEST(LeaseWaitersTest, APoolNamedTwiceIsServedOnce) {
   LeaseWaiters waiters;
   waiters.Add(MakeWaiter(1, {4, 4}, 1000));
   EXPECT_EQ(waiters.waiting_in(4), 1u);
+  EXPECT_EQ(FrontId(waiters, 4), 1u);
   ASSERT_TRUE(waiters.Take(1).has_value());
   EXPECT_EQ(waiters.waiting_in(4), 0u);
+  EXPECT_EQ(FrontId(waiters, 4), 0u);
 }
 
 TEST(LeaseWaitersTest, DeadlinesAreKeptInDeadlineOrder) {
