@@ -16,6 +16,7 @@ struct FaultInjectionEnv::State {
   bool torn = false;
   bool fail_syncs = false;
   bool hold_syncs = false;
+  bool fail_table_reads = false;
   std::condition_variable syncs_released;
   uint64_t append_calls = 0;
   uint64_t sync_calls = 0;
@@ -95,6 +96,44 @@ class FaultyWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
   std::shared_ptr<State> state_;
 };
 
+class FaultyRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
+ public:
+  FaultyRandomAccessFile(std::unique_ptr<rocksdb::FSRandomAccessFile> file,
+                         std::shared_ptr<State> state)
+      : FSRandomAccessFileOwnerWrapper(std::move(file)),
+        state_(std::move(state)) {}
+
+  rocksdb::IOStatus Read(uint64_t offset, size_t n,
+                         const rocksdb::IOOptions& options,
+                         rocksdb::Slice* result, char* scratch,
+                         rocksdb::IODebugContext* dbg) const override {
+    if (ShouldFail()) return rocksdb::IOStatus::IOError("injected: read");
+    return FSRandomAccessFileOwnerWrapper::Read(offset, n, options, result,
+                                                scratch, dbg);
+  }
+  rocksdb::IOStatus MultiRead(rocksdb::FSReadRequest* reqs, size_t num_reqs,
+                              const rocksdb::IOOptions& options,
+                              rocksdb::IODebugContext* dbg) override {
+    if (ShouldFail()) {
+      for (size_t i = 0; i < num_reqs; ++i) {
+        reqs[i].status = rocksdb::IOStatus::IOError("injected: read");
+      }
+      return rocksdb::IOStatus::IOError("injected: read");
+    }
+    return FSRandomAccessFileOwnerWrapper::MultiRead(reqs, num_reqs, options,
+                                                     dbg);
+  }
+
+ private:
+  bool ShouldFail() const {
+    std::lock_guard lock(state_->mu);
+    if (state_->fail_table_reads) ++state_->injected_failures;
+    return state_->fail_table_reads;
+  }
+
+  std::shared_ptr<State> state_;
+};
+
 class FaultyFileSystem : public rocksdb::FileSystemWrapper {
  public:
   explicit FaultyFileSystem(std::shared_ptr<State> state)
@@ -108,6 +147,18 @@ class FaultyFileSystem : public rocksdb::FileSystemWrapper {
       std::unique_ptr<rocksdb::FSWritableFile>* result,
       rocksdb::IODebugContext* dbg) override {
     return Wrap(target()->NewWritableFile(name, options, result, dbg), result);
+  }
+  rocksdb::IOStatus NewRandomAccessFile(
+      const std::string& name, const rocksdb::FileOptions& options,
+      std::unique_ptr<rocksdb::FSRandomAccessFile>* result,
+      rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus s =
+        target()->NewRandomAccessFile(name, options, result, dbg);
+    if (s.ok() && name.ends_with(".sst")) {
+      *result =
+          std::make_unique<FaultyRandomAccessFile>(std::move(*result), state_);
+    }
+    return s;
   }
   rocksdb::IOStatus ReopenWritableFile(
       const std::string& name, const rocksdb::FileOptions& options,
@@ -170,6 +221,11 @@ void FaultInjectionEnv::HoldSyncs(bool hold) {
     state_->hold_syncs = hold;
   }
   state_->syncs_released.notify_all();
+}
+
+void FaultInjectionEnv::FailTableReads(bool fail) {
+  std::lock_guard lock(state_->mu);
+  state_->fail_table_reads = fail;
 }
 
 uint64_t FaultInjectionEnv::append_calls() const {

@@ -1,5 +1,5 @@
-// FaultInjectionEnv (tests only): a RocksDB Env whose writable files fail on
-// demand, to simulate a full disk, a torn write or a failing fsync.
+// FaultInjectionEnv (tests only): a RocksDB Env whose files fail on demand,
+// to simulate a full disk, a torn write, a failing fsync or a bad read.
 //
 // The faults live in a FileSystem wrapper, not in an EnvWrapper override:
 // since RocksDB 6 the DB does its file I/O through env->GetFileSystem(), and
@@ -44,6 +44,8 @@ class FaultInjectionEnv {
   // While held, Sync and Fsync wait (then go on as usual when released), so
   // a test can see what happens before a sync completes.
   void HoldSyncs(bool hold);
+  // Reads of table (.sst) files fail with IOError, as on a bad sector.
+  void FailTableReads(bool fail);
 
   // Calls seen (failed or not), to check that nothing was attempted.
   uint64_t append_calls() const;

@@ -199,6 +199,35 @@ TEST(StoreSyncFaultTest, FailedSyncFailsCommitAndTheBatchIsAllOrNothing) {
   }
 }
 
+// A failed read says what it was reading, for GetJob and for a lease's
+// GetJobs alike; the store is not failed by it (reads may be retried).
+TEST(StoreReadFaultTest, AFailedReadNamesTheFamilyAndTheKey) {
+  ScopedTempDir dir;
+  FaultInjectionEnv faults;
+  {
+    auto store = OpenStore(dir.db(), false, faults.env());
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(CommitOne(*store, EnqueueBatch(*store, 42)).ok());
+  }
+  // Reopening flushes the recovered log to a table file: reads go to disk.
+  auto store = OpenStore(dir.db(), false, faults.env());
+  ASSERT_NE(store, nullptr);
+  faults.FailTableReads(true);
+  const std::string where = "get from jobs key 000000000000002a";
+  auto one = store->GetJob(42);
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.status().code(), StatusCode::kUnavailable);
+  EXPECT_TRUE(Contains(one.status().message(), where))
+      << one.status().ToString();
+  auto many = store->GetJobs({42});
+  ASSERT_FALSE(many.ok());
+  EXPECT_TRUE(Contains(many.status().message(), where))
+      << many.status().ToString();
+  EXPECT_FALSE(store->failed());
+  faults.FailTableReads(false);
+  EXPECT_TRUE(HasJob(*store, 42));
+}
+
 INSTANTIATE_TEST_SUITE_P(SyncAndNoSync, StoreFaultTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& param_info) {
                            return param_info.param ? "Sync" : "NoSync";
