@@ -77,31 +77,43 @@ Store& Filled() {
 }
 
 // RocksDB opened on a filled store's directory with the Store's options.
-struct RawStore {
-  std::unique_ptr<rocksdb::DB> db;
-  std::vector<rocksdb::ColumnFamilyHandle*> families;
-  rocksdb::ColumnFamilyHandle* jobs() const {
-    return families[static_cast<size_t>(Family::kJobs)];
-  }
-};
-
-RawStore& RawFilled() {
-  static RawStore* raw = [] {
-    std::string dir = NewTempDir();
-    Fill(dir).reset();
+class RawStore {
+ public:
+  explicit RawStore(const std::string& dir) {
     StoreResources resources = NewStoreResources();
-    auto* opened = new RawStore;
     rocksdb::DB* db = nullptr;
     if (!rocksdb::DB::Open(MakeDBOptions(resources, nullptr), dir,
-                           MakeFamilyDescriptors(resources), &opened->families,
-                           &db)
+                           MakeFamilyDescriptors(resources), &families_, &db)
              .ok()) {
       std::abort();
     }
-    opened->db.reset(db);
-    return opened;
-  }();
-  return *raw;
+    db_.reset(db);
+  }
+  ~RawStore() {
+    for (rocksdb::ColumnFamilyHandle* family : families_) {
+      db_->DestroyColumnFamilyHandle(family).PermitUncheckedError();
+    }
+  }
+  RawStore(const RawStore&) = delete;
+  RawStore& operator=(const RawStore&) = delete;
+
+  rocksdb::DB& db() { return *db_; }
+  rocksdb::ColumnFamilyHandle* jobs() const {
+    return families_[static_cast<size_t>(Family::kJobs)];
+  }
+
+ private:
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;
+};
+
+RawStore& RawFilled() {
+  static RawStore raw([] {
+    std::string dir = NewTempDir();
+    Fill(dir).reset();  // closed, so RocksDB can open it
+    return dir;
+  }());
+  return raw;
 }
 
 // The ids of lease `n` of a drain: in each window of kWindow ids, leases
@@ -160,8 +172,8 @@ void BM_RawMultiGet(benchmark::State& state) {
     std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
     std::vector<rocksdb::PinnableSlice> values(kKeys);
     std::vector<rocksdb::Status> statuses(kKeys);
-    raw.db->MultiGet(rocksdb::ReadOptions(), raw.jobs(), kKeys, slices.data(),
-                     values.data(), statuses.data());
+    raw.db().MultiGet(rocksdb::ReadOptions(), raw.jobs(), kKeys, slices.data(),
+                      values.data(), statuses.data());
     for (size_t i = 0; i < kKeys; ++i) {
       if (!statuses[i].ok()) std::abort();
       Decode(values[i], job);
@@ -180,7 +192,7 @@ void BM_RawContiguousScan(benchmark::State& state) {
   for (auto _ : state) {
     std::vector<uint64_t> ids = LeaseIds<true>(n++);
     std::unique_ptr<rocksdb::Iterator> it(
-        raw.db->NewIterator(rocksdb::ReadOptions(), raw.jobs()));
+        raw.db().NewIterator(rocksdb::ReadOptions(), raw.jobs()));
     for (size_t run = 0; run < ids.size(); run += kPerTenant) {
       it->Seek(EncodeJobId(ids[run]));
       for (uint64_t k = 0; k < kPerTenant; ++k, it->Next()) {
