@@ -1,6 +1,7 @@
 #include "store/fault_injection_env.h"
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <utility>
 
@@ -122,6 +123,19 @@ class FaultyRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
     }
     return FSRandomAccessFileOwnerWrapper::MultiRead(reqs, num_reqs, options,
                                                      dbg);
+  }
+  rocksdb::IOStatus ReadAsync(
+      rocksdb::FSReadRequest& req, const rocksdb::IOOptions& options,
+      std::function<void(const rocksdb::FSReadRequest&, void*)> cb,
+      void* cb_arg, void** io_handle, rocksdb::IOHandleDeleter* del_fn,
+      rocksdb::IODebugContext* dbg) override {
+    if (ShouldFail()) {
+      req.status = rocksdb::IOStatus::IOError("injected: read");
+      cb(req, cb_arg);
+      return rocksdb::IOStatus::OK();
+    }
+    return FSRandomAccessFileOwnerWrapper::ReadAsync(req, options, cb, cb_arg,
+                                                     io_handle, del_fn, dbg);
   }
 
  private:

@@ -8,7 +8,7 @@
 // composite Env (RocksDB's NewCompositeEnv) over the faulty file system.
 //
 // Thread-safety: the switches may be flipped from any thread while RocksDB's
-// threads write; every call takes one mutex.
+// threads read and write; every call takes one mutex.
 #ifndef FAIRQ_STORE_FAULT_INJECTION_ENV_H_
 #define FAIRQ_STORE_FAULT_INJECTION_ENV_H_
 
@@ -44,7 +44,9 @@ class FaultInjectionEnv {
   // While held, Sync and Fsync wait (then go on as usual when released), so
   // a test can see what happens before a sync completes.
   void HoldSyncs(bool hold);
-  // Reads of table (.sst) files fail with IOError, as on a bad sector.
+  // Reads of table (.sst) files fail with IOError, as on a bad sector. Those
+  // of flushes and compactions too, which puts RocksDB in its background
+  // error state and fails the Store's later writes.
   void FailTableReads(bool fail);
 
   // Calls seen (failed or not), to check that nothing was attempted.

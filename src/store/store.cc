@@ -146,7 +146,7 @@ Status CheckFormatVersion(rocksdb::DB* db, const Handles& families) {
 // Reading
 
 // A failed read of `key`. Only called on failure: building the message for
-// every read cost a heap allocation per leased job (job_reads_bench).
+// every read cost two heap allocations per leased job (job_reads_bench).
 Status ReadFailed(const rocksdb::Status& status, Family family,
                   std::string_view key) {
   return FromRocks(
