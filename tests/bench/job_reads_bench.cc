@@ -10,7 +10,8 @@
 // The database is the friendliest shape: filled in id order with no
 // deletes, so its files do not overlap, unlike the daemon's (whose L0 files
 // span the whole backlog). Every benchmark reads its own stretch of ids, so
-// none finds blocks another one loaded. Run by hand; each fill takes ~10 s.
+// none finds blocks another one loaded. Run by hand; each fill takes ~10 s,
+// and an interrupted run leaves its job_reads_* directories in the temp dir.
 //
 // Store* go through Store::GetJobs on a store whose memtables still hold
 // the newest records, as the daemon's do. Raw* ask RocksDB directly, on a
