@@ -1,7 +1,8 @@
 // InFlightCalls: counts asynchronous RPCs between their start and their
-// reply callback, keeps the first error, and lets the issuing thread wait
-// for every reply. For the open-loop load of `latency` and `ping`, where
-// replies arrive on gRPC's callback threads.
+// reply callback, keeps the reply times of those that succeeded and the
+// first error, and lets the issuing thread wait for every reply. For the
+// open-loop load of `latency` and `ping`, where replies arrive on gRPC's
+// callback threads.
 //
 // Thread-safe.
 #ifndef FAIRQ_CLIENT_BENCH_IN_FLIGHT_CALLS_H_
@@ -13,8 +14,10 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/status.h"
+#include "bench/stats.h"
 
 namespace fairq::bench {
 
@@ -27,12 +30,21 @@ class InFlightCalls {
     std::lock_guard<std::mutex> lock(mu_);
     ++in_flight_;
   }
-  // `error` is OK unless the call failed in a way that should fail the run.
-  void Finished(const Status& error) {
+  // A call that succeeded, issued at `issued`: its reply time is kept.
+  void Replied(std::chrono::steady_clock::time_point issued) {
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - issued)
+                    .count();
+    std::lock_guard<std::mutex> lock(mu_);
+    reply_ms_.push_back(ms);
+    EndCall();
+  }
+  // A call that did not succeed. A non-OK `error` fails the run; OK means
+  // the caller only counts it (a refusal, the broker's back-pressure).
+  void Failed(const Status& error) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!error.ok() && first_error_.ok()) first_error_ = error;
-    --in_flight_;
-    replied_.notify_all();
+    EndCall();
   }
   // Waits until every call started has finished, at most `seconds`: each
   // call has its own deadline, so a longer wait means a lost callback.
@@ -48,13 +60,24 @@ class InFlightCalls {
     }
     return first_error_;
   }
+  // Issue to reply of the calls that succeeded, in milliseconds.
+  Summary reply_ms() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Summarize(reply_ms_);
+  }
 
  private:
+  void EndCall() {  // REQUIRES: mu_ held
+    --in_flight_;
+    replied_.notify_all();
+  }
+
   const std::string rpc_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable replied_;
-  uint64_t in_flight_ = 0;  // guarded by mu_
-  Status first_error_;      // guarded by mu_
+  uint64_t in_flight_ = 0;        // guarded by mu_
+  std::vector<double> reply_ms_;  // guarded by mu_
+  Status first_error_;            // guarded by mu_
 };
 
 }  // namespace fairq::bench

@@ -39,26 +39,17 @@ void PacedEnqueuer::Issue(uint64_t i) {
 }
 
 void PacedEnqueuer::Finished(Call* call, const grpc::Status& status) {
-  double ms = SecondsSince(call->issued) * 1000;
   std::unique_ptr<Call> owned(call);
   if (status.ok()) {
     accepted_.fetch_add(1);
+    calls_.Replied(call->issued);
   } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+    // Refusals are counted, not failures: they are the broker's back-pressure.
     refused_.fetch_add(1);
+    calls_.Failed(Status::Ok());
+  } else {
+    calls_.Failed(FromGrpc(status, "Enqueue"));
   }
-  if (status.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    reply_ms_.push_back(ms);
-  }
-  // Refusals are counted, not failures: they are the broker's back-pressure.
-  const bool failed = !status.ok() && status.error_code() !=
-                                          grpc::StatusCode::RESOURCE_EXHAUSTED;
-  calls_.Finished(failed ? FromGrpc(status, "Enqueue") : Status::Ok());
-}
-
-Summary PacedEnqueuer::reply_ms() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return Summarize(reply_ms_);
 }
 
 }  // namespace fairq::bench

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -54,7 +53,7 @@ class PacedEnqueuer {
   uint64_t refused() const { return refused_.load(); }
   uint64_t late() const { return late_; }
   // Enqueue call latency, issue to reply, in milliseconds.
-  Summary reply_ms() const;
+  Summary reply_ms() const { return calls_.reply_ms(); }
 
  private:
   struct Call;
@@ -69,8 +68,6 @@ class PacedEnqueuer {
   std::atomic<uint64_t> accepted_{0}, refused_{0};
 
   InFlightCalls calls_{"Enqueue"};
-  mutable std::mutex mu_;
-  std::vector<double> reply_ms_;  // guarded by mu_ (reply callbacks)
 };
 
 }  // namespace fairq::bench

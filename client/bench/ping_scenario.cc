@@ -8,8 +8,6 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
-#include <vector>
 
 #include "bench/bench_context.h"
 #include "bench/in_flight_calls.h"
@@ -47,7 +45,7 @@ class PingScenario final : public Scenario {
     bench_.Describe(report);
     report.Fact("method", kHealthCheck);
     Row row = {{"rate", pace_.rate}, {"late", static_cast<int64_t>(late)}};
-    AddSummary(row, "rtt_ms_", Summarize(rtt_ms_));
+    AddSummary(row, "rtt_ms_", calls_.reply_ms());
     report.AddRow(std::move(row));
     report.Print(out, bench_.json());
     return kExitOk;
@@ -77,24 +75,18 @@ class PingScenario final : public Scenario {
   }
 
   void Finished(Call* call, const grpc::Status& status) {
-    double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - call->issued)
-            .count();
-    delete call;
+    std::unique_ptr<Call> owned(call);
     if (status.ok()) {
-      std::lock_guard<std::mutex> lock(mu_);
-      rtt_ms_.push_back(ms);
+      calls_.Replied(call->issued);
+    } else {
+      calls_.Failed(FromGrpc(status, "Health/Check"));
     }
-    calls_.Finished(status.ok() ? Status::Ok()
-                                : FromGrpc(status, "Health/Check"));
   }
 
   BenchContext bench_;
   Pace pace_;
 
   InFlightCalls calls_{"Health/Check"};
-  std::mutex mu_;
-  std::vector<double> rtt_ms_;  // guarded by mu_ (reply callbacks)
 };
 
 }  // namespace

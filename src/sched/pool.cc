@@ -77,9 +77,8 @@ std::optional<Pool::Leased> Pool::LeaseNext() {
   Leased leased{};
   QueuedJob job = state.queue.PopFront(&leased.priority);
   if (!std::isnan(job.cost)) leased.declared_cost = job.cost;
-  double cost = std::max(options_.min_charge,
-                         leased.declared_cost.value_or(
-                             state.estimator.Estimate(options_.default_cost)));
+  double cost = ChargeFor(leased.declared_cost.value_or(
+      state.estimator.Estimate(options_.default_cost)));
   leased.dispatch = Dispatch{job.id, *tenant, cost};
   ++state.running;
   selector_->Charge(*tenant, cost);
@@ -93,8 +92,12 @@ void Pool::EndAttempt(TenantId tenant, double charged, double runtime,
   --state.running;
   state.worker_seconds += runtime;
   if (succeeded) state.estimator.Observe(runtime, options_.estimate_alpha);
-  selector_->Charge(tenant, std::max(runtime, options_.min_charge) - charged);
+  selector_->Charge(tenant, ChargeFor(runtime) - charged);
   Touch(tenant);
+}
+
+double Pool::ChargeFor(double seconds) const {
+  return std::max(options_.min_charge, seconds);
 }
 
 bool Pool::Cancel(TenantId tenant, JobId job) {

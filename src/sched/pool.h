@@ -66,6 +66,8 @@ class Pool {
   // Re-files the tenant with the selector and the share totals.
   void Touch(TenantId tenant);
   void Count(PoolTenant& state, int sign);
+  // What a lease of `seconds` is charged: at least options_.min_charge.
+  double ChargeFor(double seconds) const;
 
   std::string name_;
   const SchedulerOptions& options_;

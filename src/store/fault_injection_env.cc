@@ -97,6 +97,10 @@ class FaultyWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
   std::shared_ptr<State> state_;
 };
 
+rocksdb::IOStatus InjectedReadError() {
+  return rocksdb::IOStatus::IOError("injected: read");
+}
+
 class FaultyRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
  public:
   FaultyRandomAccessFile(std::unique_ptr<rocksdb::FSRandomAccessFile> file,
@@ -108,7 +112,7 @@ class FaultyRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
                          const rocksdb::IOOptions& options,
                          rocksdb::Slice* result, char* scratch,
                          rocksdb::IODebugContext* dbg) const override {
-    if (ShouldFail()) return rocksdb::IOStatus::IOError("injected: read");
+    if (ShouldFail()) return InjectedReadError();
     return FSRandomAccessFileOwnerWrapper::Read(offset, n, options, result,
                                                 scratch, dbg);
   }
@@ -117,9 +121,9 @@ class FaultyRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
                               rocksdb::IODebugContext* dbg) override {
     if (ShouldFail()) {
       for (size_t i = 0; i < num_reqs; ++i) {
-        reqs[i].status = rocksdb::IOStatus::IOError("injected: read");
+        reqs[i].status = InjectedReadError();
       }
-      return rocksdb::IOStatus::IOError("injected: read");
+      return InjectedReadError();
     }
     return FSRandomAccessFileOwnerWrapper::MultiRead(reqs, num_reqs, options,
                                                      dbg);
@@ -130,7 +134,7 @@ class FaultyRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
       void* cb_arg, void** io_handle, rocksdb::IOHandleDeleter* del_fn,
       rocksdb::IODebugContext* dbg) override {
     if (ShouldFail()) {
-      req.status = rocksdb::IOStatus::IOError("injected: read");
+      req.status = InjectedReadError();
       cb(req, cb_arg);
       return rocksdb::IOStatus::OK();
     }

@@ -411,8 +411,9 @@ StatusOr<std::vector<std::optional<v1::JobRecord>>> Store::GetJobs(
   std::vector<std::optional<v1::JobRecord>> jobs(n);
   for (size_t i = 0; i < n; ++i) {
     if (statuses[i].IsNotFound()) continue;
-    if (!statuses[i].ok())
+    if (!statuses[i].ok()) {
       return ReadFailed(statuses[i], Family::kJobs, keys[i]);
+    }
     if (!Parse(values[i], &jobs[i].emplace())) {
       return CorruptRecord(Family::kJobs, keys[i], "value");
     }

@@ -165,30 +165,32 @@ std::vector<uint64_t> LeaseIds(uint64_t first_window, uint64_t n) {
   return ids;
 }
 
-// Each benchmark's stretch of windows: `slot` 0..4.
-uint64_t FirstWindow(int slot) {
-  return static_cast<uint64_t>(slot) * kStretch;
+// Calls read(ids) for each lease of a drain over benchmark `slot`'s own
+// stretch of windows (slots 0..4, one per benchmark). After SkipWithError
+// the loop ends with that iteration.
+template <bool kContiguous, typename Read>
+void Drain(benchmark::State& state, int slot, Read read) {
+  const uint64_t first = static_cast<uint64_t>(slot) * kStretch;
+  uint64_t n = 0;
+  for (auto _ : state) read(LeaseIds<kContiguous>(first, n++));
+  state.SetItemsProcessed(state.iterations() * kPerLease);
 }
 
 template <bool kContiguous>
 void BM_StoreGetJobs(benchmark::State& state) {
   Store& store = FilledStore();
-  const uint64_t first = FirstWindow(kContiguous ? 1 : 0);
-  uint64_t n = 0;
-  for (auto _ : state) {
-    auto jobs = store.GetJobs(LeaseIds<kContiguous>(first, n++));
-    if (!jobs.ok()) {
-      state.SkipWithError(jobs.status().ToString().c_str());
-      break;
-    }
-    if (std::any_of(jobs->begin(), jobs->end(),
-                    [](const auto& job) { return !job.has_value(); })) {
-      state.SkipWithError("a leased job was not found");
-      break;
-    }
-    benchmark::DoNotOptimize(jobs);
-  }
-  state.SetItemsProcessed(state.iterations() * kPerLease);
+  Drain<kContiguous>(
+      state, kContiguous ? 1 : 0, [&](const std::vector<uint64_t>& ids) {
+        auto jobs = store.GetJobs(ids);
+        if (!jobs.ok()) {
+          state.SkipWithError(jobs.status().ToString().c_str());
+        } else if (std::any_of(jobs->begin(), jobs->end(), [](const auto& job) {
+                     return !job.has_value();
+                   })) {
+          state.SkipWithError("a leased job was not found");
+        }
+        benchmark::DoNotOptimize(jobs);
+      });
 }
 BENCHMARK_TEMPLATE(BM_StoreGetJobs, false)
     ->Name("StoreInterleaved")
@@ -208,24 +210,20 @@ void Decode(const rocksdb::Slice& value) {
 template <bool kContiguous>
 void BM_RawMultiGet(benchmark::State& state) {
   RawStore& raw = FilledRawStore();
-  const uint64_t first = FirstWindow(kContiguous ? 3 : 2);
-  uint64_t n = 0;
-  for (auto _ : state) {
-    std::vector<std::string> keys;
-    for (uint64_t id : LeaseIds<kContiguous>(first, n++)) {
-      keys.push_back(EncodeJobId(id));
-    }
-    std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
-    std::vector<rocksdb::PinnableSlice> values(kPerLease);
-    std::vector<rocksdb::Status> statuses(kPerLease);
-    raw.db().MultiGet(rocksdb::ReadOptions(), raw.jobs(), kPerLease,
-                      slices.data(), values.data(), statuses.data());
-    for (size_t i = 0; i < kPerLease; ++i) {
-      if (!statuses[i].ok()) std::abort();
-      Decode(values[i]);
-    }
-  }
-  state.SetItemsProcessed(state.iterations() * kPerLease);
+  Drain<kContiguous>(
+      state, kContiguous ? 3 : 2, [&](const std::vector<uint64_t>& ids) {
+        std::vector<std::string> keys;
+        for (uint64_t id : ids) keys.push_back(EncodeJobId(id));
+        std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+        std::vector<rocksdb::PinnableSlice> values(kPerLease);
+        std::vector<rocksdb::Status> statuses(kPerLease);
+        raw.db().MultiGet(rocksdb::ReadOptions(), raw.jobs(), kPerLease,
+                          slices.data(), values.data(), statuses.data());
+        for (size_t i = 0; i < kPerLease; ++i) {
+          if (!statuses[i].ok()) std::abort();
+          Decode(values[i]);
+        }
+      });
 }
 BENCHMARK_TEMPLATE(BM_RawMultiGet, false)
     ->Name("RawInterleavedMultiGet")
@@ -237,10 +235,7 @@ BENCHMARK_TEMPLATE(BM_RawMultiGet, true)
 // Contiguous ids read as one Seek, then Next for the other 9, per tenant.
 void BM_RawContiguousScan(benchmark::State& state) {
   RawStore& raw = FilledRawStore();
-  const uint64_t first = FirstWindow(4);
-  uint64_t n = 0;
-  for (auto _ : state) {
-    std::vector<uint64_t> ids = LeaseIds<true>(first, n++);
+  Drain<true>(state, 4, [&](const std::vector<uint64_t>& ids) {
     std::unique_ptr<rocksdb::Iterator> it(
         raw.db().NewIterator(rocksdb::ReadOptions(), raw.jobs()));
     for (size_t run = 0; run < ids.size(); run += kPerTenant) {
@@ -251,8 +246,7 @@ void BM_RawContiguousScan(benchmark::State& state) {
         Decode(it->value());
       }
     }
-  }
-  state.SetItemsProcessed(state.iterations() * kPerLease);
+  });
 }
 BENCHMARK(BM_RawContiguousScan)
     ->Name("RawContiguousScan")
