@@ -145,6 +145,7 @@ void Broker::RunTimers(int64_t now_ms, Turn& turn) {
   }
   for (uint32_t pool : workers_.Expire(now_ms)) RefreshCapacity(pool);
   idempotency_.Expire(now_ms);
+  jobs_.Compact();  // no JobMeta reference is held between commands
 }
 
 std::optional<int64_t> Broker::NextDeadline() const {

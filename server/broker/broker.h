@@ -56,7 +56,8 @@ class Broker {
   // Handles one command. Always either queues its reply on `turn` or runs
   // `done` (never both, never neither).
   void Handle(Command& command, int64_t now_ms, Turn& turn);
-  // Lapsed leases, due scheduled jobs, expired waits, idle workers.
+  // Lapsed leases, due scheduled jobs, expired waits, idle workers; and
+  // compacts the job table, so call it between commands.
   void RunTimers(int64_t now_ms, Turn& turn);
   // Hands ready jobs to waiting Lease calls.
   void MatchWaiters(int64_t now_ms, Turn& turn);

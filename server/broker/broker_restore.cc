@@ -140,12 +140,6 @@ Status Broker::RestoreJobs(int64_t now_ms) {
   StatusOr<StoredIndexes> indexes = ReadIndexes(*store_);
   if (!indexes.ok()) return indexes.status();
   StoredIndexes& idx = *indexes;
-  // Sized up front: doubling the id index while 2M records stream in held
-  // the old and the new table at once, the restore's RSS peak (+24 MiB at
-  // 2M). A low estimate costs one rehash, as before; a high one, spare
-  // capacity in the index (4 bytes an entry).
-  uint64_t records = store_->EstimateJobRecords();
-  jobs_.Reserve(records > idx.dead.size() ? records - idx.dead.size() : 0);
   Turn scratch(store_->NewBatch());  // entries re-made here are stored already
   size_t next_ready = 0;
   std::vector<const StoredIndexes::Ready*> unplaced;
@@ -170,6 +164,9 @@ Status Broker::RestoreJobs(int64_t now_ms) {
       dead_ids_.insert(id);
       return true;
     }
+    // As between commands: a long-lived job restored first must not leave
+    // every job after a wide gap in its ids outside the table's window.
+    jobs_.Compact();
     JobMeta& job = jobs_.Insert(
         id, MetaFor(record.spec(), record.tenant_id(), record.pool_id()));
     if (auto lease = idx.leases.find(id); lease != idx.leases.end()) {

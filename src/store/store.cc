@@ -431,16 +431,6 @@ StatusOr<std::optional<v1::IdReservation>> Store::GetIdReservation() const {
                                       kIdReservationKey);
 }
 
-uint64_t Store::EstimateJobRecords() const {
-  uint64_t records = 0;
-  if (!db_->GetIntProperty(Handle(families_, Family::kJobs),
-                           rocksdb::DB::Properties::kEstimateNumKeys,
-                           &records)) {
-    return 0;
-  }
-  return records;
-}
-
 Status Store::ScanJobs(const Visitor<v1::JobRecord>& visit) const {
   // A record filed under another id would put a job in the wrong place on
   // recovery; treat it like any other corruption.

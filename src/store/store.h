@@ -126,10 +126,6 @@ class Store {
   // Every stored job record (live and dead), by id; recovery reads the jobs
   // family in one sequential pass instead of a point read per job.
   Status ScanJobs(const Visitor<v1::JobRecord>& visit) const;
-  // RocksDB's estimate of the records in the jobs family (live and dead),
-  // read without a scan, so that recovery can size its tables; 0 if
-  // RocksDB has none.
-  uint64_t EstimateJobRecords() const;
   Status ScanReady(const Visitor<ReadyKey, v1::ReadyEntry>& visit) const;
   Status ScanScheduled(
       const Visitor<ScheduledKey, v1::ScheduledEntry>& visit) const;

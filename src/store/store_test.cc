@@ -304,21 +304,6 @@ TEST(StoreTest, ScanJobsReturnsEveryJobInIdOrder) {
   EXPECT_EQ(ids, (std::vector<uint64_t>{1, 3, 256, 70000}));
 }
 
-// Recovery sizes its tables with the estimate; in the memtable it is exact.
-TEST(StoreTest, EstimateJobRecordsCountsPutsLessDeletes) {
-  ScopedTempDir dir;
-  auto store = OpenStore(dir.db(), /*sync=*/false);
-  ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->EstimateJobRecords(), 0u);
-  WriteBatch puts = store->NewBatch();
-  for (uint64_t id = 1; id <= 100; ++id) puts.PutJob(MakeJob(id));
-  ASSERT_TRUE(CommitOne(*store, std::move(puts)).ok());
-  WriteBatch deletes = store->NewBatch();
-  for (uint64_t id = 1; id <= 10; ++id) deletes.DeleteJob(id);
-  ASSERT_TRUE(CommitOne(*store, std::move(deletes)).ok());
-  EXPECT_EQ(store->EstimateJobRecords(), 90u);
-}
-
 TEST(StoreTest, ScanJobsRefusesARecordFiledUnderAnotherId) {
   ScopedTempDir dir;
   { ASSERT_NE(OpenStore(dir.db()), nullptr); }
@@ -351,6 +336,58 @@ TEST(StoreTest, GetJobsReturnsOneResultPerIdInOrder) {
   auto none = store->GetJobs({});
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
+}
+
+// GetJobs answers as GetJob does, for records in a table file and in the
+// memtable, deletes in both, and ids repeated, missing or out of order.
+TEST(StoreTest, GetJobsAgreesWithGetJobForAnyMixOfIds) {
+  ScopedTempDir dir;
+  auto batch_of = [](Store& store, uint64_t from, uint64_t to) {
+    WriteBatch batch = store.NewBatch();
+    for (uint64_t id = from; id <= to; ++id) {
+      if (id % 3 == 0) {
+        batch.DeleteJob(id);
+      } else {
+        batch.PutJob(MakeJob(id));
+      }
+    }
+    return batch;
+  };
+  {
+    auto store = OpenStore(dir.db());
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(CommitOne(*store, batch_of(*store, 1, 200)).ok());
+  }
+  // Reopening flushes the first 200 to a table file.
+  auto store = OpenStore(dir.db());
+  ASSERT_NE(store, nullptr);
+  WriteBatch more = batch_of(*store, 201, 260);
+  for (uint64_t id = 100; id < 110; ++id) more.DeleteJob(id);
+  ASSERT_TRUE(CommitOne(*store, std::move(more)).ok());
+
+  std::mt19937_64 random(7);
+  for (int query = 0; query < 200; ++query) {
+    // Clusters of nearby ids, some repeated, around a few random centres.
+    std::vector<uint64_t> ids;
+    const size_t size = 1 + random() % 40;
+    uint64_t centre = random() % 280;
+    for (size_t i = 0; i < size; ++i) {
+      if (random() % 8 == 0) centre = random() % 280;
+      ids.push_back(centre + random() % 7);
+    }
+    auto jobs = store->GetJobs(ids);
+    ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+    ASSERT_EQ(jobs->size(), ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      auto one = store->GetJob(ids[i]);
+      ASSERT_TRUE(one.ok());
+      ASSERT_EQ((*jobs)[i].has_value(), one->has_value()) << "id " << ids[i];
+      if (one->has_value()) {
+        EXPECT_TRUE(MessageDifferencer::Equals(*(*jobs)[i], **one))
+            << "id " << ids[i];
+      }
+    }
+  }
 }
 
 TEST(StoreTest, ScanIdempotencySkipsExpiredRecords) {

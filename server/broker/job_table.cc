@@ -1,0 +1,86 @@
+#include "server/broker/job_table.h"
+
+#include <cassert>
+
+namespace fairq::server {
+namespace {
+
+// The widest run of free entries Insert opens to keep a new id in the
+// window. A restart skips at most the rest of an id block (65,536 ids,
+// broker_jobs.cc), so the daemon's ids stay well within it; an id further
+// ahead goes to the hash map rather than costing megabytes of free entries.
+constexpr uint64_t kMaxGap = uint64_t{1} << 17;
+
+// Compact leaves windows this small alone: a few thousand entries cost
+// less than moving their jobs.
+constexpr size_t kMinCompactEntries = 4096;
+
+}  // namespace
+
+JobMeta& JobTable::Insert(uint64_t id, const JobMeta& meta) {
+  assert(!IsFree(meta));
+  if (!overflow_.empty()) {
+    auto it = overflow_.find(id);
+    if (it != overflow_.end()) return it->second = meta;
+  }
+  if (window_.empty()) {
+    base_ = id;
+    passed_window_ = 0;
+  }
+  if (id < base_) return overflow_.insert_or_assign(id, meta).first->second;
+  if (id - base_ > window_.size() + kMaxGap) {
+    ++passed_window_;
+    return overflow_.insert_or_assign(id, meta).first->second;
+  }
+  while (id - base_ >= window_.size()) window_.push_back(FreeEntry());
+  JobMeta& entry = window_[id - base_];
+  if (IsFree(entry)) ++live_in_window_;
+  return entry = meta;
+}
+
+void JobTable::Erase(uint64_t id) {
+  errors_.erase(id);
+  if (id - base_ < window_.size() && !IsFree(window_[id - base_])) {
+    window_[id - base_] = FreeEntry();
+    --live_in_window_;
+    TrimFront();
+    return;
+  }
+  overflow_.erase(id);
+}
+
+void JobTable::Compact() {
+  // More new jobs went past the window than it holds: it was started at an
+  // odd id (a requeued dead job on an idle table, a job restored before a
+  // wide gap). Emptied, it restarts at the next insert.
+  if (passed_window_ > live_in_window_ &&
+      live_in_window_ < kMinCompactEntries) {
+    MoveFrontToOverflow(window_.size());
+    return;
+  }
+  while (window_.size() > kMinCompactEntries &&
+         2 * live_in_window_ < window_.size()) {
+    MoveFrontToOverflow(1);
+  }
+  TrimFront();
+}
+
+void JobTable::MoveFrontToOverflow(size_t entries) {
+  for (size_t i = 0; i < entries; ++i) {
+    if (!IsFree(window_.front())) {
+      overflow_.emplace(base_, window_.front());
+      --live_in_window_;
+    }
+    window_.pop_front();
+    ++base_;
+  }
+}
+
+void JobTable::TrimFront() {
+  while (!window_.empty() && IsFree(window_.front())) {
+    window_.pop_front();
+    ++base_;
+  }
+}
+
+}  // namespace fairq::server
