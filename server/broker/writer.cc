@@ -32,10 +32,12 @@ void Writer::Start() {
   // Named for top and perf.
   apply_thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "fairq-apply");
+    store::DisablePerfCountersOnThisThread();
     ApplyLoop();
   });
   sync_thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "fairq-sync");
+    store::DisablePerfCountersOnThisThread();
     SyncLoop();
   });
 }

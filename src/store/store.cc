@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "rocksdb/db.h"
+#include "rocksdb/perf_level.h"
 #include "rocksdb/write_batch.h"
 #include "store/column_families.h"
 #include "store/rocks_status.h"
@@ -383,6 +384,10 @@ Status Store::SyncLog() {
 Status Store::Commit(std::vector<WriteBatch>& batches) {
   FAIRQ_RETURN_IF_ERROR(Apply(batches));
   return SyncLog();
+}
+
+void DisablePerfCountersOnThisThread() {
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
 }
 
 Status Store::CheckNotFailed() const {

@@ -43,6 +43,13 @@ struct StoreOptions {
   rocksdb::Env* env = nullptr;
 };
 
+// Turns RocksDB's perf counters off on the calling thread. They are on by
+// default and fairq reads none of them; each update is a thread-local
+// lookup inside the shared library, 9-10% of the apply thread's time at
+// the backlog benchmark (perf, docs/benchmarks.md). Threads that call the
+// store in a loop call this first.
+void DisablePerfCountersOnThisThread();
+
 // The mutations of one logical operation (or one dispatcher turn), across
 // families. Applied atomically by Store::Commit. Not thread-safe; move it
 // from the thread that builds it to the writer.

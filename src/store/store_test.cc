@@ -7,9 +7,11 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
+#include "rocksdb/perf_context.h"
 #include "store/store_test_util.h"
 
 namespace fairq::store {
@@ -388,6 +390,31 @@ TEST(StoreTest, GetJobsAgreesWithGetJobForAnyMixOfIds) {
       }
     }
   }
+}
+
+// The counters stop on the thread that turns them off, and only there.
+TEST(StoreTest, PerfCountersStopOnTheThreadThatTurnsThemOff) {
+  ScopedTempDir dir;
+  auto store = OpenStore(dir.db());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(CommitOne(*store,
+                        [&] {
+                          WriteBatch batch = store->NewBatch();
+                          batch.PutJob(MakeJob(1));
+                          return batch;
+                        }())
+                  .ok());
+  auto memtable_gets = [&] {
+    rocksdb::get_perf_context()->Reset();
+    EXPECT_TRUE(HasJob(*store, 1));
+    return rocksdb::get_perf_context()->get_from_memtable_count;
+  };
+  std::thread([&] {
+    EXPECT_GT(memtable_gets(), 0u);
+    DisablePerfCountersOnThisThread();
+    EXPECT_EQ(memtable_gets(), 0u);
+  }).join();
+  std::thread([&] { EXPECT_GT(memtable_gets(), 0u); }).join();
 }
 
 TEST(StoreTest, ScanIdempotencySkipsExpiredRecords) {
