@@ -52,6 +52,8 @@ Status Daemon::Open(const config::DaemonConfig& config) {
   store_ = std::move(store).value();
   auto broker = Broker::Create(config, store_.get(), metrics());
   if (!broker.ok()) return broker.status();
+  // This thread restores, reading every record, and then only waits.
+  store::DisablePerfCountersOnThisThread();
   Turn restore(store_->NewBatch());
   FAIRQ_RETURN_IF_ERROR((*broker)->Restore(NowUnixMs(), restore));
   std::vector<store::WriteBatch> batches;

@@ -20,7 +20,6 @@ void RecordMissing(const char* index, uint64_t job_id) {
 }  // namespace
 
 Status Broker::Restore(int64_t now_ms, Turn& turn) {
-  store::DisablePerfCountersOnThisThread();  // it reads every record
   for (const sched::OrgConfig& org : config_.orgs) {
     StatusOr<sched::OrgId> set = scheduler_->SetOrg(org);
     if (!set.ok()) return set.status();

@@ -5,14 +5,10 @@
 namespace fairq::server {
 namespace {
 
-// The widest run of free entries Insert opens to keep a new id in the
-// window. A restart skips at most the rest of an id block (65,536 ids,
-// broker_jobs.cc), so the daemon's ids stay well within it; an id further
-// ahead goes to the hash map rather than costing megabytes of free entries.
-constexpr uint64_t kMaxGap = uint64_t{1} << 17;
-
-// Compact leaves windows this small alone: a few thousand entries cost
-// less than moving their jobs.
+// The window holds at most twice its live jobs plus this many entries: an
+// insert that would stretch it further goes to the hash map. Compact also
+// leaves windows this small alone, as a few thousand entries cost less than
+// moving their jobs.
 constexpr size_t kMinCompactEntries = 4096;
 
 }  // namespace
@@ -28,7 +24,7 @@ JobMeta& JobTable::Insert(uint64_t id, const JobMeta& meta) {
     passed_window_ = 0;
   }
   if (id < base_) return overflow_.insert_or_assign(id, meta).first->second;
-  if (id - base_ > window_.size() + kMaxGap) {
+  if (id - base_ >= 2 * (live_in_window_ + 1) + kMinCompactEntries) {
     ++passed_window_;
     return overflow_.insert_or_assign(id, meta).first->second;
   }
@@ -51,10 +47,10 @@ void JobTable::Erase(uint64_t id) {
 
 void JobTable::Compact() {
   // More new jobs went past the window than it holds: it was started at an
-  // odd id (a requeued dead job on an idle table, a job restored before a
-  // wide gap). Emptied, it restarts at the next insert.
-  if (passed_window_ > live_in_window_ &&
-      live_in_window_ < kMinCompactEntries) {
+  // odd id (a requeued dead job on an idle table), or the ids jumped past
+  // it (a restart after the newest jobs had finished). Emptied, it restarts
+  // at the next insert; each job moves to the map at most once.
+  if (passed_window_ > live_in_window_) {
     MoveFrontToOverflow(window_.size());
     return;
   }

@@ -75,6 +75,7 @@ TEST(JobTableTest, AgreesWithAMapUnderRandomUse) {
            random() % 1'000;
     } else if (roll < 50) {
       table.Compact();
+      ASSERT_LE(table.window_entries(), 2 * table.size() + 4096);
       continue;
     } else if (roll < 55) {
       auto it = live.lower_bound(random() % (next + (uint64_t{1} << 20)));
@@ -184,6 +185,52 @@ TEST(JobTableTest, CompactBetweenInsertsMovesTheWindowPastAGap) {
   EXPECT_GE(table.window_entries(), 99'000u);
   ASSERT_NE(table.Find(5), nullptr);
   ASSERT_NE(table.Find(1'000'000), nullptr);
+}
+
+// A restart after the newest jobs finished: the ids jump past a dense
+// window. Once more new jobs went past it than it holds, the window
+// restarts at the new ids.
+TEST(JobTableTest, ADenseWindowTheIdsJumpedPastRestarts) {
+  JobTable table;
+  for (uint64_t id = 1; id <= 5'000; ++id) table.Insert(id, Meta(id));
+  uint64_t id = 1'000'000;
+  for (; id <= 1'005'000; ++id) {
+    table.Insert(id, Meta(id));
+    table.Compact();
+  }
+  EXPECT_EQ(table.window_entries(), 0u);
+  for (; id < 1'100'000; ++id) table.Insert(id, Meta(id));
+  EXPECT_EQ(table.window_entries(), 1'100'000u - 1'005'001u);
+  EXPECT_EQ(table.size(), 5'000u + 100'000u);
+  ASSERT_NE(table.Find(2'500), nullptr);
+  EXPECT_EQ(table.Find(2'500)->seq, 25'000u);
+  ASSERT_NE(table.Find(1'000'000), nullptr);
+}
+
+// Inserts far apart with no Compact between them (a tenant's dead letters
+// requeued in one command) cannot stretch the window past twice its live
+// jobs plus 4,096 entries.
+TEST(JobTableTest, InsertsFarApartDoNotStretchTheWindow) {
+  JobTable table;
+  for (uint64_t i = 0; i < 100'000; ++i) {
+    table.Insert(1 + i * 1'000, Meta(i));
+    ASSERT_LE(table.window_entries(), 2 * table.size() + 4096) << i;
+  }
+  EXPECT_EQ(table.size(), 100'000u);
+  ASSERT_NE(table.Find(1 + 99'999 * 1'000), nullptr);
+}
+
+// Jobs in the hash map keep their address while it grows (the contract on
+// Insert's reference).
+TEST(JobTableTest, AReferenceIntoTheMapSurvivesItsGrowth) {
+  JobTable table;
+  table.Insert(1, Meta(1));
+  const uint64_t far = 1'000'000'000;
+  JobMeta& aside = table.Insert(far, Meta(2));
+  for (uint64_t i = 1; i <= 100'000; ++i)
+    table.Insert(far + i * 10'000, Meta(3));
+  EXPECT_EQ(&aside, table.Find(far));
+  EXPECT_EQ(aside.seq, 20u);
 }
 
 // A dense backlog needs no compaction: every entry stays in the window.
