@@ -5,10 +5,10 @@
 namespace fairq::server {
 namespace {
 
-// The window holds at most twice its live jobs plus this many entries: an
-// insert that would stretch it further goes to the hash map. Compact also
-// leaves windows this small alone, as a few thousand entries cost less than
-// moving their jobs.
+// An insert does not open free entries past twice the window's live jobs
+// plus this many: that job goes to the hash map. Compact also leaves
+// windows this small alone, as a few thousand entries cost less than moving
+// their jobs.
 constexpr size_t kMinCompactEntries = 4096;
 
 }  // namespace
@@ -24,7 +24,9 @@ JobMeta& JobTable::Insert(uint64_t id, const JobMeta& meta) {
     passed_window_ = 0;
   }
   if (id < base_) return overflow_.insert_or_assign(id, meta).first->second;
-  if (id - base_ >= 2 * (live_in_window_ + 1) + kMinCompactEntries) {
+  // Only an insert past the window's end opens free entries.
+  if (id - base_ > window_.size() &&
+      id - base_ >= 2 * (live_in_window_ + 1) + kMinCompactEntries) {
     ++passed_window_;
     return overflow_.insert_or_assign(id, meta).first->second;
   }

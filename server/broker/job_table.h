@@ -77,8 +77,8 @@ struct JobMeta {
 // Jobs that stay while later ones come and go (scheduled far ahead,
 // a paused tenant's) would hold the window open behind them; Compact moves
 // them to a hash map when fewer than half the window's entries are live,
-// and an insert never stretches the window past twice its live jobs plus
-// 4,096 entries (that job goes to the map).
+// and an insert never opens free entries past twice the live jobs plus
+// 4,096 (that job goes to the map).
 class JobTable {
  public:
   JobTable() = default;
@@ -104,8 +104,9 @@ class JobTable {
 
   // Moves jobs from the window's front to the hash map until at least half
   // of its entries are live; or all of them, if more new jobs went past the
-  // window than it holds. Invalidates references; the broker calls it
-  // between commands.
+  // window than it holds. Invalidates references; the broker calls it once
+  // a dispatcher turn, before the turn's commands, and between restored
+  // records.
   void Compact();
   // Entries the window holds, live or free: its memory is 56 bytes each.
   size_t window_entries() const { return window_.size(); }

@@ -220,6 +220,24 @@ TEST(JobTableTest, InsertsFarApartDoNotStretchTheWindow) {
   ASSERT_NE(table.Find(1 + 99'999 * 1'000), nullptr);
 }
 
+// An overwrite stays in the window however sparse it is: the bound on the
+// window applies only to inserts that would open free entries.
+TEST(JobTableTest, AnOverwriteInASparseWindowKeepsOneEntry) {
+  JobTable table;
+  for (uint64_t id = 1; id <= 10'000; ++id) table.Insert(id, Meta(id));
+  for (uint64_t id = 2; id <= 9'000; ++id) table.Erase(id);
+  table.Insert(9'500, Meta(7));
+  EXPECT_EQ(table.size(), 1'001u);
+  ASSERT_NE(table.Find(9'500), nullptr);
+  EXPECT_EQ(table.Find(9'500)->seq, 70u);
+  table.Erase(9'500);
+  EXPECT_EQ(table.Find(9'500), nullptr);
+  EXPECT_EQ(table.size(), 1'000u);
+  // And the next new id joins the window's end, not the map.
+  table.Insert(10'001, Meta(10'001));
+  EXPECT_EQ(table.window_entries(), 10'001u);
+}
+
 // Jobs in the hash map keep their address while it grows (the contract on
 // Insert's reference).
 TEST(JobTableTest, AReferenceIntoTheMapSurvivesItsGrowth) {
