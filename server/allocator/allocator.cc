@@ -20,16 +20,18 @@ std::string DescribeAllocator() {
 #include <type_traits>
 
 // jemalloc reads this at its first allocation. By default it keeps freed
-// pages for 10 s (dirty) and then 10 s more (muzzy) before giving them back;
-// with 2M jobs queued that held RSS after a restart at 289 MiB (303 MB),
-// over the 300 MB target. Returning them after 1 s keeps the speed (A/B in
-// docs/benchmarks.md) at 280-283 MiB. Without a background thread, pages
-// are only returned when some thread allocates: a daemon that went quiet
-// right after 2M enqueues kept 346 MiB, 310 MiB with the thread.
+// pages for 10 s (dirty) and then 10 s more (muzzy) before giving them back.
+// Freed pages go straight from dirty to the kernel (no muzzy stage); 10 s
+// of dirty pages spare the page faults of memory freed and soon reused
+// (+4% at the 2M backlog, 4 same-run pairs) for +10 MiB of RSS after a
+// restart with 2M jobs (docs/benchmarks.md, sixth round). Without a
+// background thread, pages are only returned when some thread allocates: a
+// daemon that went quiet right after 2M enqueues kept 346 MiB, 310 MiB with
+// the thread (with the job table of 2026-11-30).
 extern "C" {
 // NOLINTNEXTLINE: the name and type are jemalloc's interface.
 const char* malloc_conf =
-    "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
+    "background_thread:true,dirty_decay_ms:10000,muzzy_decay_ms:0";
 }
 
 namespace fairq::server {

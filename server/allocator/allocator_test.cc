@@ -42,7 +42,7 @@ TEST(AllocatorTest, MallocIsServedByJemalloc) {
 TEST(AllocatorTest, JemallocRunsWithTheDaemonsDecaySettings) {
   std::string described = DescribeAllocator();
   EXPECT_EQ(described.rfind("jemalloc 5.", 0), 0u) << described;
-  EXPECT_NE(described.find("dirty_decay_ms 1000,"), std::string::npos)
+  EXPECT_NE(described.find("dirty_decay_ms 10000,"), std::string::npos)
       << described;
   EXPECT_NE(described.find("muzzy_decay_ms 0,"), std::string::npos)
       << described;
