@@ -25,25 +25,8 @@ fail() {
 command -v python3 >/dev/null || fail "needs python3 for the summary"
 : >"$log"
 
-dir="" pid="" port=""
-# SIGTERM drains; a daemon that has not exited after 60 s is killed.
-stop_daemon() {
-  if [ -n "$pid" ]; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 600); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" || true
-  fi
-  pid=""
-}
-cleanup() {
-  stop_daemon
-  if [ -n "$dir" ]; then rm -rf "$dir"; fi
-  dir=""
-}
+# shellcheck source=scripts/fairqd_daemon.sh
+source "$root/scripts/fairqd_daemon.sh"
 trap cleanup EXIT
 
 # Ends the run, with the daemon's last log lines, before cleanup removes it.
@@ -52,35 +35,7 @@ fail_with_log() {
   tail -n 20 "$dir/log" >&2 || true
   exit 1
 }
-
-# Starts fairqd on $dir/data (kept across a restart) and $port (0: any free
-# port), in the background.
-launch_daemon() {
-  "$fairqd" --config "$cfg" --data-dir "$dir/data" --listen "127.0.0.1:$port" \
-    --metrics-listen "" >"$dir/out" 2>>"$dir/log" &
-  pid=$!
-}
-
-# launch_daemon, then waits until it listens and reads the port it bound.
-start_daemon() {
-  launch_daemon
-  for _ in $(seq 1 600); do
-    if grep -q "listening on port" "$dir/out"; then
-      port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$dir/out")
-      return 0
-    fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  fail_with_log "fairqd did not start"
-}
-
-fresh_daemon() {
-  cleanup
-  dir=$(mktemp -d)
-  port=0
-  start_daemon
-}
+daemon_failed() { fail_with_log "$@"; }
 
 # Appends "TAG JSON" to the log; a run that printed no JSON ends the script.
 record() {

@@ -182,4 +182,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return SecondsSince(start) * 1000;
+}
+
 }  // namespace fairq::bench

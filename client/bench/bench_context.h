@@ -97,6 +97,8 @@ Status FromGrpc(const grpc::Status& status, std::string_view rpc);
 
 // Seconds elapsed since `start` on the steady clock.
 double SecondsSince(std::chrono::steady_clock::time_point start);
+// Milliseconds elapsed since `start` on the steady clock.
+double MillisSince(std::chrono::steady_clock::time_point start);
 
 }  // namespace fairq::bench
 

@@ -4,13 +4,6 @@
 #include "bench/parallel.h"
 
 namespace fairq::bench {
-namespace {
-
-double MillisSince(std::chrono::steady_clock::time_point start) {
-  return SecondsSince(start) * 1000;
-}
-
-}  // namespace
 
 DrainWorkers::DrainWorkers(const BenchContext& bench, DrainOptions options)
     : bench_(bench), options_(std::move(options)) {}

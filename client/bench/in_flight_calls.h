@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "bench/bench_context.h"
 #include "bench/stats.h"
 
 namespace fairq::bench {
@@ -32,18 +33,21 @@ class InFlightCalls {
   }
   // A call that succeeded, issued at `issued`: its reply time is kept.
   void Replied(std::chrono::steady_clock::time_point issued) {
-    double ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - issued)
-                    .count();
+    double ms = MillisSince(issued);
     std::lock_guard<std::mutex> lock(mu_);
     reply_ms_.push_back(ms);
     EndCall();
   }
-  // A call that did not succeed. A non-OK `error` fails the run; OK means
-  // the caller only counts it (a refusal, the broker's back-pressure).
+  // A call the server refused (the broker's back-pressure): only counted.
+  void Refused() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++refused_;
+    EndCall();
+  }
+  // A call that failed; the first `error` fails the run.
   void Failed(const Status& error) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!error.ok() && first_error_.ok()) first_error_ = error;
+    if (first_error_.ok()) first_error_ = error;
     EndCall();
   }
   // Waits until every call started has finished, at most `seconds`: each
@@ -65,6 +69,14 @@ class InFlightCalls {
     std::lock_guard<std::mutex> lock(mu_);
     return Summarize(reply_ms_);
   }
+  uint64_t replied() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return reply_ms_.size();
+  }
+  uint64_t refused() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return refused_;
+  }
 
  private:
   void EndCall() {  // REQUIRES: mu_ held
@@ -76,6 +88,7 @@ class InFlightCalls {
   mutable std::mutex mu_;
   std::condition_variable replied_;
   uint64_t in_flight_ = 0;        // guarded by mu_
+  uint64_t refused_ = 0;          // guarded by mu_
   std::vector<double> reply_ms_;  // guarded by mu_
   Status first_error_;            // guarded by mu_
 };

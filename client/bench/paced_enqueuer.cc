@@ -41,12 +41,9 @@ void PacedEnqueuer::Issue(uint64_t i) {
 void PacedEnqueuer::Finished(Call* call, const grpc::Status& status) {
   std::unique_ptr<Call> owned(call);
   if (status.ok()) {
-    accepted_.fetch_add(1);
     calls_.Replied(call->issued);
   } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
-    // Refusals are counted, not failures: they are the broker's back-pressure.
-    refused_.fetch_add(1);
-    calls_.Failed(Status::Ok());
+    calls_.Refused();
   } else {
     calls_.Failed(FromGrpc(status, "Enqueue"));
   }

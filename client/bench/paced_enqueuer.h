@@ -12,7 +12,6 @@
 #ifndef FAIRQ_CLIENT_BENCH_PACED_ENQUEUER_H_
 #define FAIRQ_CLIENT_BENCH_PACED_ENQUEUER_H_
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -49,8 +48,8 @@ class PacedEnqueuer {
 
   // When call i was issued (its job's tag is first_tag + i).
   const std::vector<Clock::time_point>& issued() const { return issued_; }
-  uint64_t accepted() const { return accepted_.load(); }
-  uint64_t refused() const { return refused_.load(); }
+  uint64_t accepted() const { return calls_.replied(); }
+  uint64_t refused() const { return calls_.refused(); }
   uint64_t late() const { return late_; }
   // Enqueue call latency, issue to reply, in milliseconds.
   Summary reply_ms() const { return calls_.reply_ms(); }
@@ -65,7 +64,6 @@ class PacedEnqueuer {
   std::unique_ptr<v1::Producer::Stub> stub_;
   std::vector<Clock::time_point> issued_;
   uint64_t late_ = 0;
-  std::atomic<uint64_t> accepted_{0}, refused_{0};
 
   InFlightCalls calls_{"Enqueue"};
 };

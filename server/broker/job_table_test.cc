@@ -34,7 +34,7 @@ void ExpectHolds(JobTable& table, const std::map<uint64_t, uint64_t>& live) {
 TEST(JobTableTest, FindsEachJobThroughGrowthErasureAndGaps) {
   JobTable table;
   std::map<uint64_t, uint64_t> live;  // id -> seq
-  for (uint64_t id = 1; id <= 50'000; ++id) {  // several rehashes
+  for (uint64_t id = 1; id <= 50'000; ++id) {
     table.Insert(id, Meta(id));
     live[id] = id * 10;
   }
@@ -245,8 +245,9 @@ TEST(JobTableTest, AReferenceIntoTheMapSurvivesItsGrowth) {
   table.Insert(1, Meta(1));
   const uint64_t far = 1'000'000'000;
   JobMeta& aside = table.Insert(far, Meta(2));
-  for (uint64_t i = 1; i <= 100'000; ++i)
-    table.Insert(far + i * 10'000, Meta(3));
+  for (uint64_t i = 1; i <= 100'000; ++i) {
+    table.Insert(far + i * 10'000, Meta(3));  // each past the window's bound
+  }
   EXPECT_EQ(&aside, table.Find(far));
   EXPECT_EQ(aside.seq, 20u);
 }

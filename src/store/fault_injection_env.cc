@@ -128,6 +128,8 @@ class FaultyRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
     return FSRandomAccessFileOwnerWrapper::MultiRead(reqs, num_reqs, options,
                                                      dbg);
   }
+  // Only reached with ReadOptions::async_io, which the Store does not set;
+  // failed too, so that setting it cannot slip past the faults.
   rocksdb::IOStatus ReadAsync(
       rocksdb::FSReadRequest& req, const rocksdb::IOOptions& options,
       std::function<void(const rocksdb::FSReadRequest&, void*)> cb,

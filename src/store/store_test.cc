@@ -397,13 +397,7 @@ TEST(StoreTest, PerfCountersStopOnTheThreadThatTurnsThemOff) {
   ScopedTempDir dir;
   auto store = OpenStore(dir.db());
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(CommitOne(*store,
-                        [&] {
-                          WriteBatch batch = store->NewBatch();
-                          batch.PutJob(MakeJob(1));
-                          return batch;
-                        }())
-                  .ok());
+  ASSERT_TRUE(CommitJob(*store, MakeJob(1)).ok());
   auto memtable_gets = [&] {
     rocksdb::get_perf_context()->Reset();
     EXPECT_TRUE(HasJob(*store, 1));
@@ -468,9 +462,7 @@ TEST(StoreTest, RefusesDataWithoutFormatVersion) {
   {
     auto store = OpenStore(dir.db());
     ASSERT_NE(store, nullptr);
-    WriteBatch batch = store->NewBatch();
-    batch.PutJob(MakeJob(1));
-    ASSERT_TRUE(CommitOne(*store, std::move(batch)).ok());
+    ASSERT_TRUE(CommitJob(*store, MakeJob(1)).ok());
   }
   {
     RawDb raw(dir.db());

@@ -112,6 +112,13 @@ inline Status CommitOne(Store& store, WriteBatch batch) {
   return store.Commit(batches);
 }
 
+// Stores one job record in a batch of its own.
+inline Status CommitJob(Store& store, const v1::JobRecord& job) {
+  WriteBatch batch = store.NewBatch();
+  batch.PutJob(job);
+  return CommitOne(store, std::move(batch));
+}
+
 inline v1::JobRecord MakeJob(uint64_t id, uint32_t tenant_id = 1,
                              uint32_t pool_id = 1) {
   v1::JobRecord job;

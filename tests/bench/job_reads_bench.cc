@@ -11,7 +11,7 @@
 // deletes, so its files do not overlap, unlike the daemon's (whose L0 files
 // span the whole backlog). Every benchmark reads its own stretch of ids, so
 // none finds blocks another one loaded. Run by hand; each fill takes ~10 s,
-// and an interrupted run leaves its job_reads_* directories in the temp dir.
+// and an interrupted run leaves its fairq_store_* directories in the temp dir.
 //
 // Store* go through Store::GetJobs on a store whose memtables still hold
 // the newest records, as the daemon's do. Raw* ask RocksDB directly, on a
@@ -24,48 +24,33 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "lease_ids.h"
 #include "rocksdb/db.h"
 #include "store/column_families.h"
 #include "store/key_codec.h"
 #include "store/store.h"
+#include "store/store_test_util.h"
 
 namespace fairq::store {
 namespace {
 
+using bench::kLeasesPerWindow;
+using bench::kPerLease;
+using bench::kPerTenant;
+using bench::kTenants;
+using bench::kWindow;
+
 constexpr uint64_t kJobs = 2'000'000;
-constexpr uint64_t kTenants = 100;
-constexpr uint64_t kPerTenant = 10;
-constexpr uint64_t kTenantsPerLease = 10;
-constexpr uint64_t kPerLease = kTenantsPerLease * kPerTenant;
-constexpr uint64_t kWindow = kTenants * kPerTenant;  // ids one round reads
-constexpr uint64_t kLeasesPerWindow = kTenants / kTenantsPerLease;
 constexpr uint64_t kWindows = kJobs / kWindow;
 // Each benchmark reads kIterations leases from its own stretch of windows.
 constexpr uint64_t kIterations = 2'000;
 constexpr uint64_t kStretch = kIterations / kLeasesPerWindow;
-static_assert(kTenants % kTenantsPerLease == 0);
 static_assert(5 * kStretch <= kWindows, "five stretches fit in the store");
-
-std::string NewTempDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "job_reads_XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) std::abort();
-  static std::vector<std::string> dirs;
-  if (dirs.empty()) {
-    std::atexit([] {
-      std::error_code ignored;
-      for (const std::string& d : dirs) std::filesystem::remove_all(d, ignored);
-    });
-  }
-  dirs.push_back(pattern);
-  return pattern;
-}
 
 // A store at `dir` holding kJobs records, tenants round robin.
 std::unique_ptr<Store> Fill(const std::string& dir) {
@@ -90,79 +75,38 @@ std::unique_ptr<Store> Fill(const std::string& dir) {
 }
 
 Store& FilledStore() {
-  static std::unique_ptr<Store> store = Fill(NewTempDir());
+  static ScopedTempDir dir;  // declared first, so it outlives the store
+  static std::unique_ptr<Store> store = Fill(dir.db());
   return *store;
+}
+
+// Polls, as RocksDB has no call that waits for background work; bounded.
+void WaitForCompactions(const RawDb& raw) {
+  for (int i = 0; i < 1200; ++i) {
+    uint64_t running = 0, pending = 0;
+    raw.db()->GetIntProperty(raw.handle(Family::kJobs),
+                             "rocksdb.num-running-compactions", &running);
+    raw.db()->GetIntProperty(raw.handle(Family::kJobs),
+                             "rocksdb.compaction-pending", &pending);
+    if (running == 0 && pending == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 // RocksDB opened on a filled store's directory with the Store's options,
 // once its compactions are done.
-class RawStore {
- public:
-  explicit RawStore(const std::string& dir) {
-    StoreResources resources = NewStoreResources();
-    rocksdb::DB* db = nullptr;
-    if (!rocksdb::DB::Open(MakeDBOptions(resources, nullptr), dir,
-                           MakeFamilyDescriptors(resources), &families_, &db)
-             .ok()) {
-      std::abort();
-    }
-    db_.reset(db);
-    WaitForCompactions();
-  }
-  ~RawStore() {
-    for (rocksdb::ColumnFamilyHandle* family : families_) {
-      db_->DestroyColumnFamilyHandle(family).PermitUncheckedError();
-    }
-  }
-  RawStore(const RawStore&) = delete;
-  RawStore& operator=(const RawStore&) = delete;
-
-  rocksdb::DB& db() { return *db_; }
-  rocksdb::ColumnFamilyHandle* jobs() const {
-    return families_[static_cast<size_t>(Family::kJobs)];
-  }
-
- private:
-  // Polls, as RocksDB has no call that waits for background work; bounded.
-  void WaitForCompactions() {
-    for (int i = 0; i < 1200; ++i) {
-      uint64_t running = 0, pending = 0;
-      db_->GetIntProperty(jobs(), "rocksdb.num-running-compactions", &running);
-      db_->GetIntProperty(jobs(), "rocksdb.compaction-pending", &pending);
-      if (running == 0 && pending == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> families_;
-};
-
-RawStore& FilledRawStore() {
-  static RawStore raw([] {
-    std::string dir = NewTempDir();
-    Fill(dir).reset();  // closed, so RocksDB can open it
-    return dir;
-  }());
+std::unique_ptr<RawDb> OpenFilledRaw(const std::string& path) {
+  Fill(path).reset();  // closed, so RocksDB can open it
+  auto raw = std::make_unique<RawDb>(path);
+  if (!raw->ok()) std::abort();
+  WaitForCompactions(*raw);
   return raw;
 }
 
-// The ids of lease `n` of a drain starting at window `first_window`: each
-// window's leases take kTenantsPerLease tenants at a time.
-template <bool kContiguous>
-std::vector<uint64_t> LeaseIds(uint64_t first_window, uint64_t n) {
-  const uint64_t window = first_window + n / kLeasesPerWindow;
-  const uint64_t base = 1 + window * kWindow;
-  std::vector<uint64_t> ids;
-  ids.reserve(kPerLease);
-  for (uint64_t i = 0; i < kTenantsPerLease; ++i) {
-    const uint64_t tenant = n % kLeasesPerWindow * kTenantsPerLease + i;
-    for (uint64_t k = 0; k < kPerTenant; ++k) {
-      ids.push_back(kContiguous ? base + tenant * kPerTenant + k
-                                : base + tenant + k * kTenants);
-    }
-  }
-  return ids;
+RawDb& FilledRawStore() {
+  static ScopedTempDir dir;
+  static std::unique_ptr<RawDb> raw = OpenFilledRaw(dir.db());
+  return *raw;
 }
 
 // Calls read(ids) for each lease of a drain over benchmark `slot`'s own
@@ -172,7 +116,9 @@ template <bool kContiguous, typename Read>
 void Drain(benchmark::State& state, int slot, Read read) {
   const uint64_t first = static_cast<uint64_t>(slot) * kStretch;
   uint64_t n = 0;
-  for (auto _ : state) read(LeaseIds<kContiguous>(first, n++));
+  const bench::IdLayout layout = kContiguous ? bench::IdLayout::kTenantMajor
+                                             : bench::IdLayout::kRoundRobin;
+  for (auto _ : state) read(bench::LeaseIds(first, n++, layout));
   state.SetItemsProcessed(state.iterations() * kPerLease);
 }
 
@@ -209,7 +155,7 @@ void Decode(const rocksdb::Slice& value) {
 
 template <bool kContiguous>
 void BM_RawMultiGet(benchmark::State& state) {
-  RawStore& raw = FilledRawStore();
+  RawDb& raw = FilledRawStore();
   Drain<kContiguous>(
       state, kContiguous ? 3 : 2, [&](const std::vector<uint64_t>& ids) {
         std::vector<std::string> keys;
@@ -217,8 +163,9 @@ void BM_RawMultiGet(benchmark::State& state) {
         std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
         std::vector<rocksdb::PinnableSlice> values(kPerLease);
         std::vector<rocksdb::Status> statuses(kPerLease);
-        raw.db().MultiGet(rocksdb::ReadOptions(), raw.jobs(), kPerLease,
-                          slices.data(), values.data(), statuses.data());
+        raw.db()->MultiGet(rocksdb::ReadOptions(), raw.handle(Family::kJobs),
+                           kPerLease, slices.data(), values.data(),
+                           statuses.data());
         for (size_t i = 0; i < kPerLease; ++i) {
           if (!statuses[i].ok()) std::abort();
           Decode(values[i]);
@@ -234,10 +181,10 @@ BENCHMARK_TEMPLATE(BM_RawMultiGet, true)
 
 // Contiguous ids read as one Seek, then Next for the other 9, per tenant.
 void BM_RawContiguousScan(benchmark::State& state) {
-  RawStore& raw = FilledRawStore();
+  RawDb& raw = FilledRawStore();
   Drain<true>(state, 4, [&](const std::vector<uint64_t>& ids) {
-    std::unique_ptr<rocksdb::Iterator> it(
-        raw.db().NewIterator(rocksdb::ReadOptions(), raw.jobs()));
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator(
+        rocksdb::ReadOptions(), raw.handle(Family::kJobs)));
     for (size_t run = 0; run < ids.size(); run += kPerTenant) {
       it->Seek(EncodeJobId(ids[run]));
       for (uint64_t k = 0; k < kPerTenant; ++k) {

@@ -11,16 +11,14 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "lease_ids.h"
 #include "server/broker/job_table.h"
 
 namespace fairq::server {
 namespace {
 
-constexpr uint64_t kTenants = 100;
-constexpr uint64_t kPerTenant = 10;
-constexpr uint64_t kTenantsPerLease = 10;
-constexpr uint64_t kPerLease = kTenantsPerLease * kPerTenant;
-constexpr uint64_t kWindow = kTenants * kPerTenant;  // ids one DRR round takes
+using bench::kPerLease;
+using bench::kTenants;
 
 // The map with JobTable's calls.
 class FlatMapTable {
@@ -37,22 +35,6 @@ class FlatMapTable {
   absl::flat_hash_map<uint64_t, JobMeta> map_;
 };
 
-// The ids of the `n`th lease of a drain from id 1: each DRR round takes
-// every tenant's next kPerTenant jobs, kTenantsPerLease tenants a lease.
-std::vector<uint64_t> LeaseIds(uint64_t n) {
-  const uint64_t base = 1 + n / (kTenants / kTenantsPerLease) * kWindow;
-  std::vector<uint64_t> ids;
-  ids.reserve(kPerLease);
-  for (uint64_t i = 0; i < kTenantsPerLease; ++i) {
-    const uint64_t tenant =
-        n % (kTenants / kTenantsPerLease) * kTenantsPerLease + i;
-    for (uint64_t k = 0; k < kPerTenant; ++k) {
-      ids.push_back(base + tenant + k * kTenants);
-    }
-  }
-  return ids;
-}
-
 template <class Table>
 void BM_LeaseAndComplete(benchmark::State& state) {
   const uint64_t backlog = static_cast<uint64_t>(state.range(0));
@@ -65,7 +47,8 @@ void BM_LeaseAndComplete(benchmark::State& state) {
   uint64_t next_id = backlog + 1;
   uint64_t n = 0;
   for (auto _ : state) {
-    const std::vector<uint64_t> ids = LeaseIds(n++);
+    const std::vector<uint64_t> ids =
+        bench::LeaseIds(0, n++, bench::IdLayout::kRoundRobin);
     for (uint64_t id : ids) {
       JobMeta* job = table.Find(id);
       if (job == nullptr) {
