@@ -1,6 +1,6 @@
 // `fairq-bench flood`: fairness when one tenant floods the queue.
 // One SDK Worker (fairq_client) with --slots slots and --prefetch runs a
-// handler that "works" --work-ms per job (the sleep is the work), so the
+// handler that "works" --work-ms per job (a WorkSleep is the work), so the
 // figures are what a user of the SDK gets. Tenant A enqueues --a-jobs jobs
 // at t = --a-at through an SDK Producer with its default batching (100
 // jobs per EnqueueBatch, one call at a time); tenants B and C
@@ -28,6 +28,7 @@
 #include "bench/progress.h"
 #include "bench/report.h"
 #include "bench/scenario.h"
+#include "bench/work_sleep.h"
 #include "fairq/client/producer.h"
 #include "fairq/client/worker.h"
 
@@ -80,6 +81,9 @@ class FloodScenario final : public Scenario {
         ->check(CLI::Range(0.01, 3600.0));
     sub->add_flag("--default-timer-slack", default_timer_slack_,
                   "keep Linux's timer slack, so each work sleep runs long");
+    sub->add_flag("--plain-sleep", plain_sleep_,
+                  "sleep --work-ms without learning the wake-up latency, so "
+                  "each job also takes that latency");
     sub->add_flag("--no-estimate", no_estimate_,
                   "send jobs without estimated_cost_seconds");
     sub->add_option("--timeout", timeout_, "most seconds for the whole run")
@@ -224,13 +228,14 @@ class FloodScenario final : public Scenario {
     if (!worker.ok()) {
       return Status(StatusCode::kInvalidArgument, worker.status().ToString());
     }
-    auto work =
-        std::chrono::microseconds(static_cast<int64_t>(work_ms_ * 1000));
+    work_sleep_.emplace(
+        std::chrono::microseconds(static_cast<int64_t>(work_ms_ * 1000)),
+        !plain_sleep_);
     client::Status started =
-        (*worker)->Start([this, work, &worked](client::JobContext& job) {
+        (*worker)->Start([this, &worked](client::JobContext& job) {
           Clock::time_point start = Clock::now();
-          std::this_thread::sleep_for(work);
-          Worked seen{PayloadTag(job.payload()), start, Clock::now()};
+          Clock::time_point done = work_sleep_->Until(start);
+          Worked seen{PayloadTag(job.payload()), start, done};
           {
             std::lock_guard<std::mutex> lock(seen_mu_);
             seen_.push_back(seen);
@@ -250,6 +255,10 @@ class FloodScenario final : public Scenario {
     report.Fact("work_ms", work_ms_);
     report.Fact("estimate", no_estimate_ ? "none" : "work_ms");
     report.Fact("timer_slack", default_timer_slack_ ? "default" : "1ns");
+    report.Fact("work_sleep", plain_sleep_ ? "plain" : "corrected");
+    report.Fact(
+        "sleep_lead_us",
+        std::chrono::duration<double, std::micro>(work_sleep_->lead()).count());
     std::vector<double> wait_ms[kTenants];
     double finish[kTenants] = {0, 0, 0};
     // The sleep's real length: what the handler took beyond --work-ms is
@@ -320,12 +329,14 @@ class FloodScenario final : public Scenario {
   double duration_ = 5;
   bool no_estimate_ = false;
   bool default_timer_slack_ = false;
+  bool plain_sleep_ = false;
   double timeout_ = 60;
 
   Clock::time_point t0_;
   Clock::time_point a_issued_;
   uint64_t a_accepted_ = 0;  // written before enqueuers_done counts A
   std::unique_ptr<PacedEnqueuer> pacers_[kTenants];  // [1] B, [2] C
+  std::optional<WorkSleep> work_sleep_;  // set before the worker starts
   std::mutex seen_mu_;
   std::vector<Worked> seen_;  // guarded by seen_mu_ while the worker runs
 };

@@ -1,0 +1,52 @@
+#include "bench/work_sleep.h"
+
+#include <gtest/gtest.h>
+
+namespace fairq::bench {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+TEST(WorkSleepTest, LeadSettlesOnTheUsualLateness) {
+  WorkSleep sleep(milliseconds(10), true);
+  for (int i = 0; i < 200; ++i) sleep.Learn(microseconds(100));
+  EXPECT_GE(sleep.lead(), microseconds(99));
+  EXPECT_LE(sleep.lead(), microseconds(100));
+}
+
+TEST(WorkSleepTest, OneStalledWakeUpMovesTheLeadBySixteenth) {
+  WorkSleep sleep(milliseconds(10), true);
+  for (int i = 0; i < 200; ++i) sleep.Learn(microseconds(100));
+  auto before = sleep.lead();
+  sleep.Learn(milliseconds(3));
+  // (3,000 - ~100 us) / 16
+  EXPECT_GE(sleep.lead() - before, microseconds(181));
+  EXPECT_LE(sleep.lead() - before, microseconds(182));
+}
+
+TEST(WorkSleepTest, LeadNeverExceedsHalfTheWork) {
+  WorkSleep sleep(milliseconds(2), true);
+  for (int i = 0; i < 200; ++i) sleep.Learn(milliseconds(50));
+  EXPECT_EQ(sleep.lead(), milliseconds(1));
+}
+
+TEST(WorkSleepTest, PlainSleepRunsTheWholeWorkAndLearnsNothing) {
+  WorkSleep sleep(milliseconds(1), false);
+  auto start = WorkSleep::Clock::now();
+  EXPECT_GE(sleep.Until(start), start + milliseconds(1));
+  EXPECT_EQ(sleep.lead().count(), 0);
+}
+
+TEST(WorkSleepTest, CorrectedSleepLearnsItsLatenessAndKeepsHalfTheWork) {
+  WorkSleep sleep(milliseconds(1), true);
+  auto start = WorkSleep::Clock::now();
+  // Every wake-up is at least a little late, so the first one teaches.
+  EXPECT_GE(sleep.Until(start), start + milliseconds(1));
+  EXPECT_GT(sleep.lead().count(), 0);
+  start = WorkSleep::Clock::now();
+  EXPECT_GE(sleep.Until(start), start + microseconds(500));
+}
+
+}  // namespace
+}  // namespace fairq::bench
