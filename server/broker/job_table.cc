@@ -54,13 +54,24 @@ void JobTable::Compact() {
   // at the next insert; each job moves to the map at most once.
   if (passed_window_ > live_in_window_) {
     MoveFrontToOverflow(window_.size());
-    return;
+  } else {
+    while (window_.size() > kMinCompactEntries &&
+           2 * live_in_window_ < window_.size()) {
+      MoveFrontToOverflow(1);
+    }
+    TrimFront();
   }
-  while (window_.size() > kMinCompactEntries &&
-         2 * live_in_window_ < window_.size()) {
-    MoveFrontToOverflow(1);
+  ShrinkOverflow();
+}
+
+void JobTable::ShrinkOverflow() {
+  // A quarter full or less: rebuilding costs one pass over the jobs left,
+  // paid for by the three quarters that went since the table last grew.
+  // Only the table of node pointers moves, never a job.
+  if (overflow_.capacity() > kMinCompactEntries &&
+      4 * overflow_.size() <= overflow_.capacity()) {
+    overflow_.rehash(0);
   }
-  TrimFront();
 }
 
 void JobTable::MoveFrontToOverflow(size_t entries) {

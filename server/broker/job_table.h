@@ -104,12 +104,15 @@ class JobTable {
 
   // Moves jobs from the window's front to the hash map until at least half
   // of its entries are live; or all of them, if more new jobs went past the
-  // window than it holds. Invalidates references; the broker calls it once
-  // a dispatcher turn, before the turn's commands, and between restored
-  // records.
+  // window than it holds. Shrinks the map's table once it is mostly empty.
+  // Invalidates references; the broker calls it once a dispatcher turn,
+  // before the turn's commands, and between restored records.
   void Compact();
   // Entries the window holds, live or free: its memory is 56 bytes each.
   size_t window_entries() const { return window_.size(); }
+  // Slots the hash map's table holds, used or not: 9 bytes each, as the
+  // map never shrinks by itself when its jobs leave.
+  size_t overflow_capacity() const { return overflow_.capacity(); }
 
   // The last failure text; kept apart because few jobs have one.
   const std::string& LastError(uint64_t id) const {
@@ -144,6 +147,8 @@ class JobTable {
   void TrimFront();
   // Moves the window's first `entries` entries' jobs to the hash map.
   void MoveFrontToOverflow(size_t entries);
+  // Gives back the map's table once a burst of jobs in it has left.
+  void ShrinkOverflow();
 
   uint64_t base_ = 0;           // the id of window_[0]
   std::deque<JobMeta> window_;  // deque: growing never moves an entry

@@ -262,6 +262,39 @@ TEST(JobTableTest, CompactLeavesADenseWindowAlone) {
   EXPECT_EQ(table.size(), 99'000u);
 }
 
+// A burst of jobs kept aside (scheduled far ahead, say) leaves; the map's
+// table, 9 bytes a slot, must not stay sized for the burst.
+TEST(JobTableTest, CompactShrinksTheMapAfterABurstLeaves) {
+  JobTable table;
+  table.Insert(1, Meta(1));
+  const uint64_t far = 1'000'000'000;
+  for (uint64_t i = 0; i < 200'000; ++i)
+    table.Insert(far + i * 10'000, Meta(2));
+  table.Compact();
+  const size_t burst = table.overflow_capacity();
+  EXPECT_GE(burst, 200'000u);
+  for (uint64_t i = 0; i < 190'000; ++i) table.Erase(far + i * 10'000);
+  table.Compact();
+  EXPECT_LT(table.overflow_capacity(), burst / 8);
+  std::map<uint64_t, uint64_t> live = {{1, 10}};
+  for (uint64_t i = 190'000; i < 200'000; ++i) live[far + i * 10'000] = 20;
+  ExpectHolds(table, live);
+}
+
+// The map keeps its table while it is more than a quarter full, so that a
+// steady number of jobs aside is not rebuilt every turn.
+TEST(JobTableTest, CompactKeepsTheMapWhileItIsBusy) {
+  JobTable table;
+  table.Insert(1, Meta(1));
+  const uint64_t far = 1'000'000'000;
+  for (uint64_t i = 0; i < 100'000; ++i)
+    table.Insert(far + i * 10'000, Meta(2));
+  const size_t before = table.overflow_capacity();
+  for (uint64_t i = 0; i < 50'000; ++i) table.Erase(far + i * 10'000);
+  table.Compact();
+  EXPECT_EQ(table.overflow_capacity(), before);
+}
+
 TEST(JobTableTest, ErasingDropsTheLastError) {
   JobTable table;
   table.Insert(5, Meta(5));
