@@ -10,6 +10,8 @@ namespace {
 // windows this small alone, as a few thousand entries cost less than moving
 // their jobs.
 constexpr size_t kMinCompactEntries = 4096;
+// The hash map's table is left alone below this many slots (37 KiB).
+constexpr size_t kMinShrinkSlots = 4096;
 
 }  // namespace
 
@@ -65,10 +67,13 @@ void JobTable::Compact() {
 }
 
 void JobTable::ShrinkOverflow() {
-  // A quarter full or less: rebuilding costs one pass over the jobs left,
-  // paid for by the three quarters that went since the table last grew.
-  // Only the table of node pointers moves, never a job.
-  if (overflow_.capacity() > kMinCompactEntries &&
+  // A quarter full or less. Rebuilding visits the old table and every job
+  // left in it (a cache miss each: tens of ms in one turn if a million
+  // stay, as long as the growth that made the table took), and the three
+  // quarters that left since pay for it. Only the table of node pointers
+  // moves, never a job, and afterwards it is more than a third full, so it
+  // does not rebuild again until many more jobs leave.
+  if (overflow_.capacity() > kMinShrinkSlots &&
       4 * overflow_.size() <= overflow_.capacity()) {
     overflow_.rehash(0);
   }
