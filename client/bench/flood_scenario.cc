@@ -80,7 +80,7 @@ class FloodScenario final : public Scenario {
         ->capture_default_str()
         ->check(CLI::Range(0.01, 3600.0));
     sub->add_flag("--default-timer-slack", default_timer_slack_,
-                  "keep Linux's timer slack, so each work sleep runs long");
+                  "keep Linux's 50 us timer slack for the work sleeps");
     sub->add_flag("--plain-sleep", plain_sleep_,
                   "sleep --work-ms without learning the wake-up latency, so "
                   "each job also takes that latency");
@@ -118,9 +118,10 @@ class FloodScenario final : public Scenario {
     pacers_[2] = paced(2);
     // The handler's sleep stands for --work-ms of work, and what it takes
     // beyond that would read as broker overhead in A's finish. On the 2-core
-    // box a 10 ms sleep ran 10.15 ms with Linux's default 50 us timer slack
-    // and 10.10 ms with 1 ns (work_ms_mean shows it; the rest is wake-up
-    // latency). Threads started from here inherit the slack.
+    // box a plain 10 ms sleep ran 10.15 ms with Linux's default 50 us timer
+    // slack and 10.10 ms with 1 ns; WorkSleep corrects for the rest, which
+    // is wake-up latency, and a smaller slack leaves it less to correct.
+    // Threads started from here inherit the slack.
     if (!default_timer_slack_ &&
         prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0) {
       err << "flood: cannot set the timer slack; sleeps run long\n";
