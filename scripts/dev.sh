@@ -11,7 +11,8 @@ set -euo pipefail
 # Every Debian package the build, the tests and the benchmarks use.
 # (libgrpc++-dev brings the protoc plugin's runtime; protobuf-compiler-grpc
 # the plugin itself. prometheus ships promtool and python3 reads the
-# dashboard JSON, for the tests of deploy/.)
+# dashboard JSON, for the tests of deploy/.) Not beanstalkd, which only
+# scripts/peer_latency.sh needs: installing it starts a system beanstalkd.
 PACKAGES=(
   cmake g++ ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
