@@ -262,22 +262,29 @@ TEST(JobTableTest, CompactLeavesADenseWindowAlone) {
   EXPECT_EQ(table.size(), 99'000u);
 }
 
+// The id of the i-th job kept aside: far ahead of job 1 and of each other,
+// so that each goes to the hash map.
+uint64_t AsideId(uint64_t i) { return 1'000'000'000 + i * 10'000; }
+
+// A table holding job 1 in its window and `n` jobs aside in its map.
+void FillAside(JobTable& table, uint64_t n) {
+  table.Insert(1, Meta(1));
+  for (uint64_t i = 0; i < n; ++i) table.Insert(AsideId(i), Meta(2));
+}
+
 // A burst of jobs kept aside (scheduled far ahead, say) leaves; the map's
 // table, 9 bytes a slot, must not stay sized for the burst.
 TEST(JobTableTest, CompactShrinksTheMapAfterABurstLeaves) {
   JobTable table;
-  table.Insert(1, Meta(1));
-  const uint64_t far = 1'000'000'000;
-  for (uint64_t i = 0; i < 200'000; ++i)
-    table.Insert(far + i * 10'000, Meta(2));
+  FillAside(table, 200'000);
   table.Compact();
   const size_t burst = table.overflow_capacity();
   EXPECT_GE(burst, 200'000u);
-  for (uint64_t i = 0; i < 190'000; ++i) table.Erase(far + i * 10'000);
+  for (uint64_t i = 0; i < 190'000; ++i) table.Erase(AsideId(i));
   table.Compact();
   EXPECT_LT(table.overflow_capacity(), burst / 8);
   std::map<uint64_t, uint64_t> live = {{1, 10}};
-  for (uint64_t i = 190'000; i < 200'000; ++i) live[far + i * 10'000] = 20;
+  for (uint64_t i = 190'000; i < 200'000; ++i) live[AsideId(i)] = 20;
   ExpectHolds(table, live);
 }
 
@@ -285,12 +292,9 @@ TEST(JobTableTest, CompactShrinksTheMapAfterABurstLeaves) {
 // steady number of jobs aside is not rebuilt every turn.
 TEST(JobTableTest, CompactKeepsTheMapWhileItIsBusy) {
   JobTable table;
-  table.Insert(1, Meta(1));
-  const uint64_t far = 1'000'000'000;
-  for (uint64_t i = 0; i < 100'000; ++i)
-    table.Insert(far + i * 10'000, Meta(2));
+  FillAside(table, 100'000);
   const size_t before = table.overflow_capacity();
-  for (uint64_t i = 0; i < 50'000; ++i) table.Erase(far + i * 10'000);
+  for (uint64_t i = 0; i < 50'000; ++i) table.Erase(AsideId(i));
   table.Compact();
   EXPECT_EQ(table.overflow_capacity(), before);
 }
