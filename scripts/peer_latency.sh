@@ -59,11 +59,16 @@ start_beanstalkd() {
     bpid=$!
     for _ in $(seq 1 50); do
       kill -0 "$bpid" 2>/dev/null || break
-      if (exec 3<>"/dev/tcp/127.0.0.1/$bport") 2>/dev/null; then return 0; fi
+      # Alive after the probe too: else the port may be another process's.
+      if (exec 3<>"/dev/tcp/127.0.0.1/$bport") 2>/dev/null &&
+        kill -0 "$bpid" 2>/dev/null; then
+        return 0
+      fi
       sleep 0.1
     done
     kill "$bpid" 2>/dev/null || true
     wait "$bpid" 2>/dev/null || true
+    bpid=""
   done
   fail "beanstalkd did not start: $(tail -n 3 "$bdir/log")"
 }
@@ -73,6 +78,7 @@ run_fairqd() {
   fresh_daemon
   out=$(timeout 120 "$bench" latency --server "127.0.0.1:$port" --json | tail -1) ||
     daemon_failed "fairq-bench latency failed"
+  [[ $out == "{"* ]] || daemon_failed "fairq-bench latency printed no result"
   echo "round $1 fairqd: $out"
   cleanup
 }
@@ -82,7 +88,8 @@ run_beanstalkd() {
   local round=$1 mode=$2 out
   shift 2
   start_beanstalkd "$mode"
-  out=$(timeout 120 "$peer" --port "$bport" "$@") || fail "the beanstalkd client failed"
+  out=$(timeout 120 "$peer" --port "$bport" "$@") ||
+    fail "the beanstalkd client failed; beanstalkd's log: $(tail -n 5 "$bdir/log")"
   echo "round $round beanstalkd $mode $*: $out"
   stop_beanstalkd
 }

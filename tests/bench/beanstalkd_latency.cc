@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -42,6 +43,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr size_t kTagDigits = 20;
 constexpr size_t kBodyBytes = 100;
+// A beanstalkd that stops answering fails the run instead of hanging it.
+constexpr int kReadTimeoutSeconds = 10;
 
 // One blocking connection with a read buffer; lines end in "\r\n".
 class Connection {
@@ -55,6 +58,8 @@ class Connection {
     if (fd_ < 0) return false;
     int one = 1;
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    timeval timeout{kReadTimeoutSeconds, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -65,7 +70,10 @@ class Connection {
   bool Send(const std::string& bytes) {
     size_t sent = 0;
     while (sent < bytes.size()) {
-      ssize_t n = write(fd_, bytes.data() + sent, bytes.size() - sent);
+      // MSG_NOSIGNAL: a closed connection fails the run with a message
+      // rather than killing the process with SIGPIPE.
+      ssize_t n =
+          send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
       if (n <= 0) return false;
       sent += static_cast<size_t>(n);
     }
@@ -151,14 +159,24 @@ class Run {
 
   // Reserves until every job arrived or the run failed.
   void Consume(int port);
+  // Waits until `n` consumers watch the tube; fails the run if they do not
+  // by `deadline`.
+  void WaitForConsumers(size_t n, Clock::time_point deadline) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!changed_.wait_until(lock, deadline,
+                             [&] { return watching_ >= n || failed_; })) {
+      error_ = "consumers did not start";
+      failed_ = true;
+    }
+  }
   // Puts every job on the schedule; returns how many were sent late.
   // `closed_loop`: each put waits for the previous one's reply, so a slow
   // reply delays the puts after it and their wait is not measured.
   uint64_t Produce(int port, const fairq::bench::Pace& pace, bool closed_loop);
   // Puts sent per second, first to last.
   double IssuedPerSecond() const;
-  // Latency of each job in ms; fails the run if one never arrived.
-  std::vector<double> LatenciesMs();
+  // Latency of each job in ms. REQUIRES: every job arrived.
+  std::vector<double> LatenciesMs() const;
 
  private:
   // Consume's per-job step: records the job's arrival, once.
@@ -169,10 +187,11 @@ class Run {
   std::vector<Clock::time_point> issued_;   // written by Produce's thread
   std::vector<Clock::time_point> arrived_;  // guarded by mu_
   uint64_t received_ = 0;                   // guarded by mu_
+  size_t watching_ = 0;                     // guarded by mu_
   std::atomic<bool> done_{false};           // every job arrived
   std::atomic<bool> failed_{false};
   mutable std::mutex mu_;
-  std::condition_variable changed_;  // done_ or failed_ set
+  std::condition_variable changed_;  // done_, failed_ or watching_ changed
   std::string error_;                // guarded by mu_
 };
 
@@ -183,22 +202,30 @@ void Run::Consume(int port) {
       !conn.Expect("ignore default\r\n", "WATCHING 1")) {
     return Fail("consumer: cannot connect and watch the tube");
   }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++watching_;
+    changed_.notify_all();
+  }
   std::string line, body, pending_delete;
   while (!done_ && !failed_) {
     // With a timeout, so that a consumer notices the end of the run.
     if (!conn.Send(pending_delete + "reserve-with-timeout 1\r\n")) {
       return Fail("consumer: send failed");
     }
-    if (!pending_delete.empty() &&
-        (!conn.ReadLine(&line) || line != "DELETED")) {
-      return Fail("consumer: delete answered '" + line + "'");
+    if (!pending_delete.empty()) {
+      if (!conn.ReadLine(&line)) return Fail("consumer: no answer to delete");
+      if (line != "DELETED") {
+        return Fail("consumer: delete answered '" + line + "'");
+      }
     }
     pending_delete.clear();
     if (!conn.ReadLine(&line)) return Fail("consumer: connection closed");
     if (line == "TIMED_OUT") continue;
     unsigned long long id = 0;
     size_t bytes = 0;
-    if (std::sscanf(line.c_str(), "RESERVED %llu %zu", &id, &bytes) != 2) {
+    if (std::sscanf(line.c_str(), "RESERVED %llu %zu", &id, &bytes) != 2 ||
+        bytes != kBodyBytes) {
       return Fail("consumer: reserve answered '" + line + "'");
     }
     if (!conn.ReadBody(bytes, &body)) return Fail("consumer: bad job body");
@@ -271,15 +298,11 @@ double Run::IssuedPerSecond() const {
              .count();
 }
 
-std::vector<double> Run::LatenciesMs() {
+std::vector<double> Run::LatenciesMs() const {
   std::vector<double> ms;
   ms.reserve(count_);
   std::lock_guard<std::mutex> lock(mu_);
   for (uint64_t i = 0; i < count_; ++i) {
-    if (arrived_[i] == Clock::time_point{}) {
-      error_ = "job " + std::to_string(i) + " never arrived";
-      return {};
-    }
     ms.push_back(
         std::chrono::duration<double, std::milli>(arrived_[i] - issued_[i])
             .count());
@@ -313,17 +336,16 @@ int main(int argc, char** argv) {
     threads.emplace_back([&] { run.Consume(port); });
   }
   // As fairq-bench: the consumers wait before the first put.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  uint64_t late = run.Produce(port, pace, closed_loop);
+  run.WaitForConsumers(static_cast<size_t>(consumers),
+                       Clock::now() + std::chrono::seconds(5));
+  uint64_t late = run.failed() ? 0 : run.Produce(port, pace, closed_loop);
   run.WaitUntilDone(Clock::now() + std::chrono::seconds(10));
   for (std::thread& t : threads) t.join();
-  std::vector<double> ms =
-      run.failed() ? std::vector<double>{} : run.LatenciesMs();
-  if (ms.empty()) {
+  if (run.failed()) {
     std::cerr << "beanstalkd_latency: " << run.error() << "\n";
     return 1;
   }
-  fairq::bench::Summary summary = fairq::bench::Summarize(std::move(ms));
+  fairq::bench::Summary summary = fairq::bench::Summarize(run.LatenciesMs());
   std::printf(
       "{\"peer\": \"beanstalkd\", \"loop\": \"%s\", \"jobs\": %zu, "
       "\"late\": %llu, "
