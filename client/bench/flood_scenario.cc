@@ -124,7 +124,8 @@ class FloodScenario final : public Scenario {
     // Threads started from here inherit the slack.
     if (!default_timer_slack_ &&
         prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0) {
-      err << "flood: cannot set the timer slack; sleeps run long\n";
+      err << "flood: cannot set the timer slack; WorkSleep has more to "
+             "correct\n";
     }
     Status status = Drive(cost);
     if (!status.ok()) return Fail("flood", status, err);

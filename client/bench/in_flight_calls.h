@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "base/status.h"
-#include "bench/bench_context.h"
 #include "bench/stats.h"
 
 namespace fairq::bench {
@@ -31,9 +30,8 @@ class InFlightCalls {
     std::lock_guard<std::mutex> lock(mu_);
     ++in_flight_;
   }
-  // A call that succeeded, issued at `issued`: its reply time is kept.
-  void Replied(std::chrono::steady_clock::time_point issued) {
-    double ms = MillisSince(issued);
+  // A call that succeeded, its reply `ms` after it was issued.
+  void Replied(double ms) {
     std::lock_guard<std::mutex> lock(mu_);
     reply_ms_.push_back(ms);
     EndCall();

@@ -42,10 +42,10 @@ void PacedEnqueuer::Finished(Call* call, const grpc::Status& status) {
   // Freed before the count that may end the run: once every call is
   // counted, the waiting thread goes on to destroy the channels, and a
   // ClientContext destroyed after that crashed inside gRPC.
-  const Clock::time_point issued = call->issued;
+  const double reply_ms = MillisSince(call->issued);
   delete call;
   if (status.ok()) {
-    calls_.Replied(issued);
+    calls_.Replied(reply_ms);
   } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
     calls_.Refused();
   } else {

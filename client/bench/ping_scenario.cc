@@ -76,10 +76,10 @@ class PingScenario final : public Scenario {
 
   // Frees the call before counting it, as PacedEnqueuer::Finished does.
   void Finished(Call* call, const grpc::Status& status) {
-    const Clock::time_point issued = call->issued;
+    const double reply_ms = MillisSince(call->issued);
     delete call;
     if (status.ok()) {
-      calls_.Replied(issued);
+      calls_.Replied(reply_ms);
     } else {
       calls_.Failed(FromGrpc(status, "Health/Check"));
     }

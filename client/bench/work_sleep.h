@@ -1,7 +1,7 @@
 // WorkSleep: a handler's simulated work, a sleep that ends --work-ms after
 // the job started, on average, rather than --work-ms plus the machine's
 // wake-up latency. On the 2-core VM every sleep woke ~0.1 ms late even
-// with 1 ns timer slack, so 10 ms jobs ran 10.10-10.13 ms; over the flood's
+// with 1 ns timer slack, so 10 ms jobs ran 10.10-10.14 ms; over the flood's
 // ~290 jobs a slot that is ~30 ms of A's finish that neither the scenario's
 // jobs nor fairqd account for. WorkSleep learns how late its own wake-ups
 // are (a moving average) and asks to wake that much early; it never spins.
