@@ -10,7 +10,7 @@ namespace {
 // windows this small alone, as a few thousand entries cost less than moving
 // their jobs.
 constexpr size_t kMinCompactEntries = 4096;
-// The hash map's table is left alone below this many slots (37 KiB).
+// The hash map's table is left alone below this many slots (36 KiB).
 constexpr size_t kMinShrinkSlots = 4096;
 
 }  // namespace

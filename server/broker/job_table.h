@@ -110,8 +110,8 @@ class JobTable {
   void Compact();
   // Entries the window holds, live or free: its memory is 56 bytes each.
   size_t window_entries() const { return window_.size(); }
-  // Slots the hash map's table holds, used or not: 9 bytes each, as the
-  // map never shrinks by itself when its jobs leave.
+  // Slots the hash map's table holds, used or not: 9 bytes each. Compact
+  // shrinks it; the map alone never does when its jobs leave.
   size_t overflow_capacity() const { return overflow_.capacity(); }
 
   // The last failure text; kept apart because few jobs have one.
