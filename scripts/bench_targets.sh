@@ -126,14 +126,17 @@ table = [
     ("enqueue to lease at 2,000/s, p99", "<= 1 ms", lat99, lambda v: v <= 1, span(lat99, "%.2f ms") + " (ping p99 " + span(ping99, "%.2f ms") + ")"),
     ("flood: B and C wait p99", "<= 30 ms", bc99, lambda v: v <= 30, span(bc99, "%.1f ms")),
     ("flood: A finishes", "<= 3.4 s", a_fin, lambda v: v <= 3.4, span(a_fin, "%.3f s") + " (jobs " + span(work, "%.2f ms") + ")"),
-    ("  the same, plain 10 ms sleeps (for comparison)", "<= 3.4 s", a_plain, lambda v: v <= 3.4, span(a_plain, "%.3f s") + " (jobs " + span(work_plain, "%.2f ms") + ")"),
+    ("  the same, plain 10 ms sleeps (comparison only)", "-", a_plain, None, span(a_plain, "%.3f s") + " (jobs " + span(work_plain, "%.2f ms") + ")"),
     ("backlog: 2M rate / 1k rate", ">= 0.90", ratio, lambda v: v >= 0.9, span(ratio, "%.2f")),
     ("restart with 2M queued", "<= 10 s", restart, lambda v: v <= 10, span(restart, "%.2f s")),
     ("RSS with 2M queued (steady after fill; after restart)", "<= 300 MB", rss, lambda v: v <= 300, span(rss, "%.0f MB")),
 ]
 print("%-55s %-20s %-45s %s" % ("target", "goal", "measured (range over rounds)", "met in every round"))
 for name, goal, figures, passes, shown in table:
-    met = bool(figures) and all(passes(v) for v in figures)  # no figures: not met
-    print("%-55s %-20s %-45s %s" % (name, goal, shown, "yes" if met else "no"))
+    if passes is None:
+        verdict = "-"
+    else:  # no figures: not met
+        verdict = "yes" if figures and all(passes(v) for v in figures) else "no"
+    print("%-55s %-20s %-45s %s" % (name, goal, shown, verdict))
 EOF
 echo "raw JSON lines: $log"
