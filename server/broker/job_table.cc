@@ -10,8 +10,22 @@ namespace {
 // windows this small alone, as a few thousand entries cost less than moving
 // their jobs.
 constexpr size_t kMinCompactEntries = 4096;
-// The hash map's table is left alone below this many slots (36 KiB).
+// A hash map's table is left alone below this many slots.
 constexpr size_t kMinShrinkSlots = 4096;
+
+// Gives back a map's table once what was in it has mostly left: absl's
+// maps never shrink on erase. A quarter full or less. Rebuilding visits the
+// old table and every entry left (for the node map a cache miss each: tens
+// of ms in one turn if a million stay, as long as the growth that made the
+// table took), and the three quarters that left since pay for it.
+// Afterwards the table is more than a third full, so it does not rebuild
+// again until many more entries leave.
+template <class Map>
+void ShrinkWhenMostlyEmpty(Map& map) {
+  if (map.capacity() > kMinShrinkSlots && 4 * map.size() <= map.capacity()) {
+    map.rehash(0);
+  }
+}
 
 }  // namespace
 
@@ -63,20 +77,10 @@ void JobTable::Compact() {
     }
     TrimFront();
   }
-  ShrinkOverflow();
-}
-
-void JobTable::ShrinkOverflow() {
-  // A quarter full or less. Rebuilding visits the old table and every job
-  // left in it (a cache miss each: tens of ms in one turn if a million
-  // stay, as long as the growth that made the table took), and the three
-  // quarters that left since pay for it. Only the table of node pointers
-  // moves, never a job, and afterwards it is more than a third full, so it
-  // does not rebuild again until many more jobs leave.
-  if (overflow_.capacity() > kMinShrinkSlots &&
-      4 * overflow_.size() <= overflow_.capacity()) {
-    overflow_.rehash(0);
-  }
+  // Only the node map's table of pointers moves, never a job. The errors'
+  // strings move, which is why LastError's reference lasts until Compact.
+  ShrinkWhenMostlyEmpty(overflow_);
+  ShrinkWhenMostlyEmpty(errors_);
 }
 
 void JobTable::MoveFrontToOverflow(size_t entries) {

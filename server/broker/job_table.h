@@ -104,7 +104,8 @@ class JobTable {
 
   // Moves jobs from the window's front to the hash map until at least half
   // of its entries are live; or all of them, if more new jobs went past the
-  // window than it holds. Shrinks the map's table once it is mostly empty.
+  // window than it holds. Shrinks the map's and the errors' tables once
+  // they are mostly empty.
   // Invalidates references; the broker calls it once a dispatcher turn,
   // before the turn's commands, and between restored records.
   void Compact();
@@ -113,8 +114,11 @@ class JobTable {
   // Slots the hash map's table holds, used or not: 9 bytes each. Compact
   // shrinks it; the map alone never does when its jobs leave.
   size_t overflow_capacity() const { return overflow_.capacity(); }
+  // The same for the failure texts' table: 41 bytes a slot.
+  size_t errors_capacity() const { return errors_.capacity(); }
 
-  // The last failure text; kept apart because few jobs have one.
+  // The last failure text; kept apart because few jobs have one. The
+  // reference lasts until the next SetLastError, Erase or Compact.
   const std::string& LastError(uint64_t id) const {
     static const std::string kNone;
     auto it = errors_.find(id);
@@ -147,8 +151,6 @@ class JobTable {
   void TrimFront();
   // Moves the window's first `entries` entries' jobs to the hash map.
   void MoveFrontToOverflow(size_t entries);
-  // Gives back the map's table once a burst of jobs in it has left.
-  void ShrinkOverflow();
 
   uint64_t base_ = 0;           // the id of window_[0]
   std::deque<JobMeta> window_;  // deque: growing never moves an entry

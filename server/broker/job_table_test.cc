@@ -299,6 +299,24 @@ TEST(JobTableTest, CompactKeepsTheMapWhileItIsBusy) {
   EXPECT_EQ(table.overflow_capacity(), before);
 }
 
+// A burst of failing jobs (a bad deploy) finishes; the failure texts'
+// table must not stay sized for it.
+TEST(JobTableTest, CompactShrinksTheErrorsAfterABurstOfFailuresLeaves) {
+  JobTable table;
+  for (uint64_t id = 1; id <= 100'000; ++id) {
+    table.Insert(id, Meta(id));
+    table.SetLastError(id, "worker crashed");
+  }
+  table.Compact();
+  const size_t burst = table.errors_capacity();
+  EXPECT_GE(burst, 100'000u);
+  for (uint64_t id = 1; id <= 99'000; ++id) table.Erase(id);
+  table.Compact();
+  EXPECT_LT(table.errors_capacity(), burst / 8);
+  EXPECT_EQ(table.LastError(100'000), "worker crashed");
+  EXPECT_EQ(table.LastError(1), "");
+}
+
 TEST(JobTableTest, ErasingDropsTheLastError) {
   JobTable table;
   table.Insert(5, Meta(5));
