@@ -96,6 +96,7 @@ for line in open(sys.argv[1]):
     runs.setdefault(tag, []).append(json.loads(js))
 
 def rows(tag): return [d["rows"] for d in runs.get(tag, [])]
+def by_tenant(tag): return [{x["tenant"]: x for x in r} for r in rows(tag)]
 def span(values, fmt):
     if not values: return "-"
     lo, hi = min(values), max(values)
@@ -106,11 +107,11 @@ cycle = [x["jobs_per_s"] for r in rows("cycle") for x in r if x.get("phase") == 
 lat50 = [r[0]["lease_ms_p50"] for r in rows("latency")]
 lat99 = [r[0]["lease_ms_p99"] for r in rows("latency")]
 ping99 = [r[0]["rtt_ms_p99"] for r in rows("ping")]
-flood = [{x["tenant"]: x for x in r} for r in rows("flood")]
+flood = by_tenant("flood")
 bc99 = [max(f["B"]["wait_ms_p99"], f["C"]["wait_ms_p99"]) for f in flood]
 a_fin = [f["A"]["finish_s"] for f in flood]
 work = [f["A"]["work_ms_mean"] for f in flood]
-plain = [{x["tenant"]: x for x in r} for r in rows("flood_plain")]
+plain = by_tenant("flood_plain")
 a_plain = [f["A"]["finish_s"] for f in plain]
 work_plain = [f["A"]["work_ms_mean"] for f in plain]
 ratio = [r[-1]["cycles_per_s"] / r[0]["cycles_per_s"] for r in rows("backlog")]

@@ -11,41 +11,51 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "base/status.h"
+#include "bench/bench_context.h"
 #include "bench/stats.h"
 
 namespace fairq::bench {
 
 class InFlightCalls {
  public:
+  // What a RESOURCE_EXHAUSTED reply is: the broker's back-pressure, only
+  // counted (refused()), or a failure like any other.
+  enum class Refusals { kCounted, kFail };
+
   // `rpc` names the call in errors ("Enqueue").
-  explicit InFlightCalls(std::string rpc) : rpc_(std::move(rpc)) {}
+  explicit InFlightCalls(std::string rpc, Refusals refusals = Refusals::kFail)
+      : rpc_(std::move(rpc)), refusals_(refusals) {}
 
   void Started() {
     std::lock_guard<std::mutex> lock(mu_);
     ++in_flight_;
   }
-  // A call that succeeded, its reply `ms` after it was issued.
-  void Replied(double ms) {
+  // Ends a call from its reply callback: keeps its reply time if it
+  // succeeded, counts a refusal, or keeps the first error, which fails the
+  // run. `call` (with `issued` and its ClientContext) is freed before it is
+  // counted: once every call is counted the waiting thread goes on to
+  // destroy the channels, and a ClientContext destroyed after that crashed
+  // inside gRPC.
+  template <class Call>
+  void Finish(std::unique_ptr<Call> call, const grpc::Status& status) {
+    const double ms = MillisSince(call->issued);
+    call.reset();
     std::lock_guard<std::mutex> lock(mu_);
-    reply_ms_.push_back(ms);
-    EndCall();
-  }
-  // A call the server refused (the broker's back-pressure): only counted.
-  void Refused() {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++refused_;
-    EndCall();
-  }
-  // A call that failed; the first `error` fails the run.
-  void Failed(const Status& error) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (first_error_.ok()) first_error_ = error;
+    if (status.ok()) {
+      reply_ms_.push_back(ms);
+    } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+               refusals_ == Refusals::kCounted) {
+      ++refused_;
+    } else if (first_error_.ok()) {
+      first_error_ = FromGrpc(status, rpc_);
+    }
     EndCall();
   }
   // Waits until every call started has finished, at most `seconds`: each
@@ -83,6 +93,7 @@ class InFlightCalls {
   }
 
   const std::string rpc_;
+  const Refusals refusals_;
   mutable std::mutex mu_;
   std::condition_variable replied_;
   uint64_t in_flight_ = 0;        // guarded by mu_

@@ -33,24 +33,10 @@ void PacedEnqueuer::Issue(uint64_t i) {
   calls_.Started();
   call->issued = Clock::now();
   issued_.push_back(call->issued);
-  stub_->async()->Enqueue(
-      &call->context, &call->request, &call->response,
-      [this, call](grpc::Status status) { Finished(call, status); });
-}
-
-void PacedEnqueuer::Finished(Call* call, const grpc::Status& status) {
-  // Freed before the count that may end the run: once every call is
-  // counted, the waiting thread goes on to destroy the channels, and a
-  // ClientContext destroyed after that crashed inside gRPC.
-  const double reply_ms = MillisSince(call->issued);
-  delete call;
-  if (status.ok()) {
-    calls_.Replied(reply_ms);
-  } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
-    calls_.Refused();
-  } else {
-    calls_.Failed(FromGrpc(status, "Enqueue"));
-  }
+  stub_->async()->Enqueue(&call->context, &call->request, &call->response,
+                          [this, call](grpc::Status status) {
+                            calls_.Finish(std::unique_ptr<Call>(call), status);
+                          });
 }
 
 }  // namespace fairq::bench

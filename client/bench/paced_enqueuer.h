@@ -57,7 +57,6 @@ class PacedEnqueuer {
  private:
   struct Call;
   void Issue(uint64_t i);
-  void Finished(Call* call, const grpc::Status& status);
 
   const BenchContext& bench_;
   const PaceOptions options_;
@@ -65,7 +64,7 @@ class PacedEnqueuer {
   std::vector<Clock::time_point> issued_;
   uint64_t late_ = 0;
 
-  InFlightCalls calls_{"Enqueue"};
+  InFlightCalls calls_{"Enqueue", InFlightCalls::Refusals::kCounted};
 };
 
 }  // namespace fairq::bench

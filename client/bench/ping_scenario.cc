@@ -70,19 +70,8 @@ class PingScenario final : public Scenario {
     stub.UnaryCall(&call->context, kHealthCheck, grpc::StubOptions(),
                    &call->request, &call->response,
                    [this, call](grpc::Status status) {
-                     Finished(call, status);
+                     calls_.Finish(std::unique_ptr<Call>(call), status);
                    });
-  }
-
-  // Frees the call before counting it, as PacedEnqueuer::Finished does.
-  void Finished(Call* call, const grpc::Status& status) {
-    const double reply_ms = MillisSince(call->issued);
-    delete call;
-    if (status.ok()) {
-      calls_.Replied(reply_ms);
-    } else {
-      calls_.Failed(FromGrpc(status, "Health/Check"));
-    }
   }
 
   BenchContext bench_;

@@ -31,6 +31,16 @@ void ExpectHolds(JobTable& table, const std::map<uint64_t, uint64_t>& live) {
   EXPECT_EQ(visited, live);
 }
 
+// The id of the i-th job kept aside: far ahead of job 1 and of each other,
+// so that each goes to the hash map.
+uint64_t AsideId(uint64_t i) { return 1'000'000'000 + i * 10'000; }
+
+// A table holding job 1 in its window and `n` jobs aside in its map.
+void FillAside(JobTable& table, uint64_t n) {
+  table.Insert(1, Meta(1));
+  for (uint64_t i = 0; i < n; ++i) table.Insert(AsideId(i), Meta(2));
+}
+
 TEST(JobTableTest, FindsEachJobThroughGrowthErasureAndGaps) {
   JobTable table;
   std::map<uint64_t, uint64_t> live;  // id -> seq
@@ -242,13 +252,10 @@ TEST(JobTableTest, AnOverwriteInASparseWindowKeepsOneEntry) {
 // Insert's reference).
 TEST(JobTableTest, AReferenceIntoTheMapSurvivesItsGrowth) {
   JobTable table;
-  table.Insert(1, Meta(1));
-  const uint64_t far = 1'000'000'000;
-  JobMeta& aside = table.Insert(far, Meta(2));
-  for (uint64_t i = 1; i <= 100'000; ++i) {
-    table.Insert(far + i * 10'000, Meta(3));  // each past the window's bound
-  }
-  EXPECT_EQ(&aside, table.Find(far));
+  FillAside(table, 1);
+  JobMeta& aside = *table.Find(AsideId(0));
+  for (uint64_t i = 1; i <= 100'000; ++i) table.Insert(AsideId(i), Meta(3));
+  EXPECT_EQ(&aside, table.Find(AsideId(0)));
   EXPECT_EQ(aside.seq, 20u);
 }
 
@@ -260,16 +267,6 @@ TEST(JobTableTest, CompactLeavesADenseWindowAlone) {
   table.Compact();
   EXPECT_EQ(table.window_entries(), 100'000u);
   EXPECT_EQ(table.size(), 99'000u);
-}
-
-// The id of the i-th job kept aside: far ahead of job 1 and of each other,
-// so that each goes to the hash map.
-uint64_t AsideId(uint64_t i) { return 1'000'000'000 + i * 10'000; }
-
-// A table holding job 1 in its window and `n` jobs aside in its map.
-void FillAside(JobTable& table, uint64_t n) {
-  table.Insert(1, Meta(1));
-  for (uint64_t i = 0; i < n; ++i) table.Insert(AsideId(i), Meta(2));
 }
 
 // A burst of jobs kept aside (scheduled far ahead, say) leaves; the map's

@@ -39,6 +39,7 @@
 namespace fairq::store {
 namespace {
 
+using bench::IdLayout;
 using bench::kLeasesPerWindow;
 using bench::kPerLease;
 using bench::kPerTenant;
@@ -112,21 +113,20 @@ RawDb& FilledRawStore() {
 // Calls read(ids) for each lease of a drain over benchmark `slot`'s own
 // stretch of windows (slots 0..4, one per benchmark). After SkipWithError
 // the loop ends with that iteration.
-template <bool kContiguous, typename Read>
-void Drain(benchmark::State& state, int slot, Read read) {
+template <typename Read>
+void Drain(benchmark::State& state, int slot, IdLayout layout, Read read) {
   const uint64_t first = static_cast<uint64_t>(slot) * kStretch;
   uint64_t n = 0;
-  const bench::IdLayout layout = kContiguous ? bench::IdLayout::kTenantMajor
-                                             : bench::IdLayout::kRoundRobin;
   for (auto _ : state) read(bench::LeaseIds(first, n++, layout));
   state.SetItemsProcessed(state.iterations() * kPerLease);
 }
 
-template <bool kContiguous>
+template <IdLayout kLayout>
 void BM_StoreGetJobs(benchmark::State& state) {
   Store& store = FilledStore();
-  Drain<kContiguous>(
-      state, kContiguous ? 1 : 0, [&](const std::vector<uint64_t>& ids) {
+  Drain(
+      state, kLayout == IdLayout::kTenantMajor ? 1 : 0, kLayout,
+      [&](const std::vector<uint64_t>& ids) {
         auto jobs = store.GetJobs(ids);
         if (!jobs.ok()) {
           state.SkipWithError(jobs.status().ToString().c_str());
@@ -138,10 +138,10 @@ void BM_StoreGetJobs(benchmark::State& state) {
         benchmark::DoNotOptimize(jobs);
       });
 }
-BENCHMARK_TEMPLATE(BM_StoreGetJobs, false)
+BENCHMARK_TEMPLATE(BM_StoreGetJobs, IdLayout::kRoundRobin)
     ->Name("StoreInterleaved")
     ->Iterations(kIterations);
-BENCHMARK_TEMPLATE(BM_StoreGetJobs, true)
+BENCHMARK_TEMPLATE(BM_StoreGetJobs, IdLayout::kTenantMajor)
     ->Name("StoreContiguous")
     ->Iterations(kIterations);
 
@@ -153,11 +153,12 @@ void Decode(const rocksdb::Slice& value) {
   benchmark::DoNotOptimize(job);
 }
 
-template <bool kContiguous>
+template <IdLayout kLayout>
 void BM_RawMultiGet(benchmark::State& state) {
   RawDb& raw = FilledRawStore();
-  Drain<kContiguous>(
-      state, kContiguous ? 3 : 2, [&](const std::vector<uint64_t>& ids) {
+  Drain(
+      state, kLayout == IdLayout::kTenantMajor ? 3 : 2, kLayout,
+      [&](const std::vector<uint64_t>& ids) {
         std::vector<std::string> keys;
         for (uint64_t id : ids) keys.push_back(EncodeJobId(id));
         std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
@@ -172,28 +173,29 @@ void BM_RawMultiGet(benchmark::State& state) {
         }
       });
 }
-BENCHMARK_TEMPLATE(BM_RawMultiGet, false)
+BENCHMARK_TEMPLATE(BM_RawMultiGet, IdLayout::kRoundRobin)
     ->Name("RawInterleavedMultiGet")
     ->Iterations(kIterations);
-BENCHMARK_TEMPLATE(BM_RawMultiGet, true)
+BENCHMARK_TEMPLATE(BM_RawMultiGet, IdLayout::kTenantMajor)
     ->Name("RawContiguousMultiGet")
     ->Iterations(kIterations);
 
 // Contiguous ids read as one Seek, then Next for the other 9, per tenant.
 void BM_RawContiguousScan(benchmark::State& state) {
   RawDb& raw = FilledRawStore();
-  Drain<true>(state, 4, [&](const std::vector<uint64_t>& ids) {
-    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator(
-        rocksdb::ReadOptions(), raw.handle(Family::kJobs)));
-    for (size_t run = 0; run < ids.size(); run += kPerTenant) {
-      it->Seek(EncodeJobId(ids[run]));
-      for (uint64_t k = 0; k < kPerTenant; ++k) {
-        if (k > 0) it->Next();
-        if (!it->Valid()) std::abort();
-        Decode(it->value());
-      }
-    }
-  });
+  Drain(state, 4, IdLayout::kTenantMajor,
+        [&](const std::vector<uint64_t>& ids) {
+          std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator(
+              rocksdb::ReadOptions(), raw.handle(Family::kJobs)));
+          for (size_t run = 0; run < ids.size(); run += kPerTenant) {
+            it->Seek(EncodeJobId(ids[run]));
+            for (uint64_t k = 0; k < kPerTenant; ++k) {
+              if (k > 0) it->Next();
+              if (!it->Valid()) std::abort();
+              Decode(it->value());
+            }
+          }
+        });
 }
 BENCHMARK(BM_RawContiguousScan)
     ->Name("RawContiguousScan")
