@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "rocksdb/memtablerep.h"
 #include "rocksdb/table.h"
 
 namespace fairq::store {
@@ -58,6 +59,22 @@ TEST(ColumnFamiliesTest, EveryFamilySharesOneBlockCacheAndMemoryIsBounded) {
       descriptors[static_cast<size_t>(Family::kIdempotency)].options;
   EXPECT_EQ(idempotency.compaction_filter_factory,
             resources.idempotency_filter);
+}
+
+// Families read by key keep the skiplist; the queue families, only ever
+// scanned, take the cheaper vector memtable.
+TEST(ColumnFamiliesTest, OnlyScannedFamiliesUseVectorMemtables) {
+  const auto descriptors = MakeFamilyDescriptors(NewStoreResources());
+  std::set<std::string> vectors;
+  for (const auto& descriptor : descriptors) {
+    if (std::string(descriptor.options.memtable_factory->Name()) ==
+        rocksdb::VectorRepFactory::kClassName()) {
+      vectors.insert(descriptor.name);
+    }
+  }
+  EXPECT_EQ(vectors, (std::set<std::string>{"ready", "scheduled", "leases"}));
+  EXPECT_FALSE(MakeDBOptions(NewStoreResources(), nullptr)
+                   .allow_concurrent_memtable_write);
 }
 
 }  // namespace

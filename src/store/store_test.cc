@@ -286,6 +286,40 @@ TEST(StoreTest, DeletesRemoveRecordsAndLaterBatchesWin) {
   EXPECT_EQ(records, 0);
 }
 
+// The leases family's memtable keeps writes in arrival order until it is
+// scanned (column_families.cc): the scan must still see ids in order, each
+// with its newest write, and none that was deleted.
+TEST(StoreTest, ScanLeasesSeesTheNewestWriteOfEachIdInIdOrder) {
+  ScopedTempDir dir;
+  auto store = OpenStore(dir.db(), /*sync=*/false);
+  ASSERT_NE(store, nullptr);
+  auto lease = [](uint64_t token) {
+    v1::LeaseRecord record;
+    record.set_token(token);
+    return record;
+  };
+  WriteBatch first = store->NewBatch();
+  for (uint64_t id : {70u, 3u, 500u, 9u, 41u}) first.PutLease(id, lease(id));
+  first.DeleteLease(9);
+  ASSERT_TRUE(CommitOne(*store, std::move(first)).ok());
+  WriteBatch second = store->NewBatch();
+  second.PutLease(3, lease(1003));  // leased again
+  second.DeleteLease(500);
+  second.PutLease(9, lease(1009));  // a put after its delete
+  ASSERT_TRUE(CommitOne(*store, std::move(second)).ok());
+
+  std::vector<std::pair<uint64_t, uint64_t>> scanned;
+  ASSERT_TRUE(store
+                  ->ScanLeases([&](uint64_t id, const v1::LeaseRecord& l) {
+                    scanned.emplace_back(id, l.token());
+                    return true;
+                  })
+                  .ok());
+  const std::vector<std::pair<uint64_t, uint64_t>> want = {
+      {3, 1003}, {9, 1009}, {41, 41}, {70, 70}};
+  EXPECT_EQ(scanned, want);
+}
+
 TEST(StoreTest, ScanJobsReturnsEveryJobInIdOrder) {
   ScopedTempDir dir;
   auto store = OpenStore(dir.db(), /*sync=*/false);
