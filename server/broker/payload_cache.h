@@ -34,7 +34,7 @@ class PayloadCache {
     if (bytes > budget_) return;
     while (bytes_ + bytes > budget_) EvictOldest();
     bytes_ += bytes;
-    entries_.emplace(job_id, Entry{std::move(spec), enqueued_ms});
+    entries_.emplace(job_id, Slot{Entry{std::move(spec), enqueued_ms}, bytes});
     order_.push_back(job_id);
     DropTakenIds();
   }
@@ -43,8 +43,8 @@ class PayloadCache {
   std::optional<Entry> Take(uint64_t job_id) {
     auto it = entries_.find(job_id);
     if (it == entries_.end()) return std::nullopt;
-    Entry entry = std::move(it->second);
-    bytes_ -= Cost(entry.spec);
+    Entry entry = std::move(it->second.entry);
+    bytes_ -= it->second.cost;
     entries_.erase(it);
     return entry;
   }
@@ -55,9 +55,21 @@ class PayloadCache {
   size_t order_size() const { return order_.size(); }  // for tests
 
  private:
-  // The spec's heap bytes plus the map's and the order's share, roughly.
+  struct Slot {
+    Entry entry;
+    size_t cost;  // what Put added to bytes_
+  };
+
+  // The spec's heap bytes plus the map's and the order's share, roughly:
+  // its encoded size, plus a string's or map node's overhead for the
+  // payload and for each label (within 15% of SpaceUsedLong for the specs
+  // tried). Not SpaceUsedLong itself: its walk by reflection cost 3.5k
+  // instructions a job on the dispatcher thread, a fifth of its work in a
+  // full cycle (callgrind, docs/benchmarks.md, eighth round).
   static size_t Cost(const v1::JobSpec& spec) {
-    return spec.SpaceUsedLong() + sizeof(Entry) + 2 * sizeof(uint64_t);
+    constexpr size_t kPerStringBytes = 96;
+    return spec.ByteSizeLong() + kPerStringBytes * (1 + spec.labels_size()) +
+           sizeof(Slot) + 2 * sizeof(uint64_t);
   }
 
   void EvictOldest() {
@@ -84,7 +96,7 @@ class PayloadCache {
 
   const size_t budget_;
   size_t bytes_ = 0;
-  absl::flat_hash_map<uint64_t, Entry> entries_;
+  absl::flat_hash_map<uint64_t, Slot> entries_;
   std::deque<uint64_t> order_;  // insertion order, oldest first
 };
 

@@ -44,6 +44,22 @@ TEST(PayloadCacheTest, ASpecLargerThanTheBudgetIsNotKept) {
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
+// Labels take memory the encoded size undercounts (a map node and two
+// strings each), so a spec with many of them must use more of the budget.
+TEST(PayloadCacheTest, LabelsCountTowardsTheBudget) {
+  v1::JobSpec plain = Spec("p");
+  v1::JobSpec labeled = Spec("p");
+  for (int i = 0; i < 20; ++i) {
+    (*labeled.mutable_labels())["k" + std::to_string(i)] = "v";
+  }
+  PayloadCache with_plain(1 << 20);
+  with_plain.Put(1, plain, 0);
+  PayloadCache with_labels(1 << 20);
+  with_labels.Put(1, labeled, 0);
+  EXPECT_GE(with_labels.bytes(), with_plain.bytes() + 20 * 64);
+  EXPECT_GE(with_plain.bytes(), plain.SpaceUsedLong());
+}
+
 // Entries taken out of order (one tenant paused, everyone else leased at
 // once) must not make the insertion-order queue grow without bound.
 TEST(PayloadCacheTest, TakenEntriesDoNotAccumulate) {
