@@ -23,22 +23,25 @@ std::string Printable(char c) {
 
 }  // namespace
 
-Status ValidateName(std::string_view name, std::string_view field) {
-  std::string prefix = std::string(field) + ": ";
-  if (name.empty()) return InvalidArgument(prefix + "must not be empty");
+std::optional<std::string> NameProblem(std::string_view name) {
+  if (name.empty()) return "must not be empty";
   if (name.size() > kMaxNameLength) {
-    return InvalidArgument(prefix + "must be at most " +
-                           std::to_string(kMaxNameLength) +
-                           " characters, got " + std::to_string(name.size()));
+    return "must be at most " + std::to_string(kMaxNameLength) +
+           " characters, got " + std::to_string(name.size());
   }
   for (size_t i = 0; i < name.size(); ++i) {
     if (IsNameChar(name[i])) continue;
-    return InvalidArgument(prefix + "character " + Printable(name[i]) +
-                           " at position " + std::to_string(i + 1) +
-                           " is not allowed (use A-Z, a-z, 0-9, '.', '_', "
-                           "'-')");
+    return "character " + Printable(name[i]) + " at position " +
+           std::to_string(i + 1) +
+           " is not allowed (use A-Z, a-z, 0-9, '.', '_', '-')";
   }
-  return Status::Ok();
+  return std::nullopt;
+}
+
+Status ValidateName(std::string_view name, std::string_view field) {
+  std::optional<std::string> problem = NameProblem(name);
+  if (!problem) return Status::Ok();
+  return InvalidArgument(std::string(field) + ": " + *problem);
 }
 
 }  // namespace fairq::config

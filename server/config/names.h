@@ -6,6 +6,8 @@
 #define FAIRQ_SERVER_CONFIG_NAMES_H_
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "base/status.h"
@@ -19,6 +21,10 @@ inline constexpr size_t kMaxNameLength = 128;
 // The message does not echo the name: it may be long or binary.
 [[nodiscard]] Status ValidateName(std::string_view name,
                                   std::string_view field);
+
+// The problem alone ("must not be empty", ...), or nullopt for a valid
+// name: for hot paths that build the field's name only for an error.
+std::optional<std::string> NameProblem(std::string_view name);
 
 }  // namespace fairq::config
 

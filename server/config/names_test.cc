@@ -28,6 +28,16 @@ TEST(ValidateNameTest, AcceptsTheWholeCharset) {
   EXPECT_TRUE(ValidateName(std::string(kMaxNameLength, 'x'), "tenant").ok());
 }
 
+// ValidateName is NameProblem with the field in front: one rule.
+TEST(ValidateNameTest, NameProblemIsTheSameProblemWithoutTheField) {
+  EXPECT_EQ(NameProblem("Team-7_batch.v2"), std::nullopt);
+  for (std::string_view bad : {"", "a b", "x/y"}) {
+    std::optional<std::string> problem = NameProblem(bad);
+    ASSERT_TRUE(problem.has_value()) << bad;
+    EXPECT_EQ("tenant: " + *problem, ErrorOf(bad));
+  }
+}
+
 TEST(ValidateNameTest, RejectsEmptyAndTooLong) {
   EXPECT_EQ(ErrorOf(""), "tenant: must not be empty");
   EXPECT_EQ(ErrorOf(std::string(kMaxNameLength + 1, 'x')),

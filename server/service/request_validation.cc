@@ -113,9 +113,15 @@ Status CheckLabels(const v1::JobSpec& spec, std::string_view field) {
 
 Status ValidateJobSpec(const v1::JobSpec& spec, const RequestLimits& limits,
                        std::string_view field) {
-  FAIRQ_RETURN_IF_ERROR(config::ValidateName(spec.tenant(), Field(field, "tenant")));
+  // Every enqueued job passes here: the field's name is built only for an
+  // error (callgrind: 1.2k instructions a job went to building it).
+  if (auto problem = config::NameProblem(spec.tenant())) {
+    return Invalid(field, "tenant", *problem);
+  }
   if (!spec.pool().empty()) {
-    FAIRQ_RETURN_IF_ERROR(config::ValidateName(spec.pool(), Field(field, "pool")));
+    if (auto problem = config::NameProblem(spec.pool())) {
+      return Invalid(field, "pool", *problem);
+    }
   }
   if (spec.priority() < -kMaxPriority || spec.priority() > kMaxPriority) {
     return Invalid(field, "priority",
