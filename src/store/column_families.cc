@@ -57,8 +57,8 @@ void HintInsertsInIdOrder(rocksdb::ColumnFamilyOptions* options) {
 // ~20 keys per insert (leases are put and deleted out of id order); with
 // vectors here fairqd ran 18% fewer instructions over a 20k-job cycle
 // (callgrind) and drained 3-10% faster (docs/benchmarks.md, eighth round).
-// No family may be read by key through Get: a vector memtable would sort a
-// copy of itself for each read.
+// None of these families may be read by key (Get): a vector memtable sorts a
+// copy of itself for each such read.
 void ApplyQueueShape(const StoreResources& resources, size_t write_buffer,
                      rocksdb::ColumnFamilyOptions* options) {
   ApplyShape(resources, {write_buffer, 4 * 1024, false}, options);
