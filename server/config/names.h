@@ -1,6 +1,7 @@
-// ValidateName: the one rule for names that users choose and fairq keys by
-// (tenants, pools, organisations): 1-128 characters from [A-Za-z0-9._-], so a
-// name is safe in storage keys, metric labels and log lines.
+// ValidateName and NameProblem: the one rule for names that users choose and
+// fairq keys by (tenants, pools, organisations): 1-128 characters from
+// [A-Za-z0-9._-], so a name is safe in storage keys, metric labels and log
+// lines.
 // Pure function; safe from any thread.
 #ifndef FAIRQ_SERVER_CONFIG_NAMES_H_
 #define FAIRQ_SERVER_CONFIG_NAMES_H_
@@ -24,7 +25,7 @@ inline constexpr size_t kMaxNameLength = 128;
 
 // The problem alone ("must not be empty", ...), or nullopt for a valid
 // name: for hot paths that build the field's name only for an error.
-std::optional<std::string> NameProblem(std::string_view name);
+[[nodiscard]] std::optional<std::string> NameProblem(std::string_view name);
 
 }  // namespace fairq::config
 

@@ -114,7 +114,8 @@ Status CheckLabels(const v1::JobSpec& spec, std::string_view field) {
 Status ValidateJobSpec(const v1::JobSpec& spec, const RequestLimits& limits,
                        std::string_view field) {
   // Every enqueued job passes here: the field's name is built only for an
-  // error (callgrind: 1.2k instructions a job went to building it).
+  // error (callgrind: this function went from 1.7k to 0.7k instructions a
+  // job).
   if (auto problem = config::NameProblem(spec.tenant())) {
     return Invalid(field, "tenant", *problem);
   }
@@ -169,8 +170,9 @@ Status ValidateLeaseRequest(const v1::LeaseRequest& request) {
     return InvalidArgument("worker_id: must be 1-128 characters");
   }
   for (int i = 0; i < request.pools_size(); ++i) {
-    FAIRQ_RETURN_IF_ERROR(config::ValidateName(
-        request.pools(i), "pools[" + std::to_string(i) + "]"));
+    if (auto problem = config::NameProblem(request.pools(i))) {
+      return InvalidArgument("pools[" + std::to_string(i) + "]: " + *problem);
+    }
   }
   if (request.slots() < 1 || request.slots() > kMaxSlots) {
     return InvalidArgument("slots: must be between 1 and 10000, got " +

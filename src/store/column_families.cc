@@ -35,12 +35,13 @@ void ApplyShape(const StoreResources& resources, const TableShape& shape,
   options->max_write_buffer_number = 2;
 }
 
-// Families keyed by job id see puts and deletes in about id order (jobs
-// are enqueued, leased and completed roughly first in, first out). One
+// `jobs` takes its puts in id order (ids are handed out in order). One
 // insert hint for the whole memtable (the empty prefix) lets each insert
 // start from where the last one went instead of from the skiplist's head:
 // memtable inserts were half of the apply thread in the cycle benchmark,
 // and the hint raised its rate 7-13% (A/B, 4 runs, docs/benchmarks.md).
+// Deletes come in lease order, which DRR spreads over tenants; they still
+// gain from the hint (about 1.1 us each against 2.1 us without).
 void HintInsertsInIdOrder(rocksdb::ColumnFamilyOptions* options) {
   options->memtable_insert_with_hint_prefix_extractor.reset(
       rocksdb::NewFixedPrefixTransform(0));
@@ -51,12 +52,14 @@ void HintInsertsInIdOrder(rocksdb::ColumnFamilyOptions* options) {
 // slow the recovery scan, so SST files dense with deletes are compacted
 // early instead of waiting for size triggers.
 //
-// They are written all the time but read only by the scans at startup, so
-// their memtables need no order until then: a vector memtable appends each
-// write and sorts once, when it is flushed or scanned. A skiplist searched
-// ~20 keys per insert (leases are put and deleted out of id order); with
-// vectors here fairqd ran 18% fewer instructions over a 20k-job cycle
-// (callgrind) and drained 3-10% faster (docs/benchmarks.md, eighth round).
+// They are read only by the scans at startup, so their memtables need no
+// order until then: a vector memtable appends each write and sorts once,
+// when it is flushed or scanned. `leases` is written twice for every job
+// (`ready` and `scheduled` for retries and delays, the same pattern), out
+// of id order as DRR moves between tenants, and its skiplist searched ~20
+// keys per insert; with vectors fairqd ran 18% fewer instructions over a
+// 20k-job cycle (callgrind) and drained 3-10% faster (docs/benchmarks.md,
+// eighth round).
 // None of these families may be read by key (Get): a vector memtable sorts a
 // copy of itself for each such read.
 void ApplyQueueShape(const StoreResources& resources, size_t write_buffer,
@@ -173,8 +176,9 @@ rocksdb::DBOptions MakeDBOptions(const StoreResources& resources,
   // Table readers are cheap with index blocks in the cache, but file
   // descriptors are shared with gRPC's sockets.
   options.max_open_files = 512;
-  // Only skiplists take concurrent inserts, and the queue families use
-  // vectors; fairqd writes from one thread anyway (the Writer's apply
+  // Required by the queue families' vector memtables: with concurrent
+  // memtable writes on, DB::Open refuses any memtable but the skiplist.
+  // Nothing is lost: fairqd writes from one thread (the Writer's apply
   // thread).
   options.allow_concurrent_memtable_write = false;
   // RocksDB's own LOG files: bounded, not the default 1000 files.

@@ -287,8 +287,10 @@ TEST(StoreTest, DeletesRemoveRecordsAndLaterBatchesWin) {
 }
 
 // The leases family's memtable keeps writes in arrival order until it is
-// scanned (column_families.cc): the scan must still see ids in order, each
-// with its newest write, and none that was deleted.
+// scanned or flushed (column_families.cc): a scan must still see ids in
+// order, each with its newest write and none deleted, from the live
+// memtable, after the log is replayed into a new one, and from a flushed
+// file.
 TEST(StoreTest, ScanLeasesSeesTheNewestWriteOfEachIdInIdOrder) {
   ScopedTempDir dir;
   auto store = OpenStore(dir.db(), /*sync=*/false);
@@ -308,16 +310,33 @@ TEST(StoreTest, ScanLeasesSeesTheNewestWriteOfEachIdInIdOrder) {
   second.PutLease(9, lease(1009));  // a put after its delete
   ASSERT_TRUE(CommitOne(*store, std::move(second)).ok());
 
-  std::vector<std::pair<uint64_t, uint64_t>> scanned;
-  ASSERT_TRUE(store
-                  ->ScanLeases([&](uint64_t id, const v1::LeaseRecord& l) {
-                    scanned.emplace_back(id, l.token());
-                    return true;
-                  })
-                  .ok());
+  auto scan = [](const Store& s) {
+    std::vector<std::pair<uint64_t, uint64_t>> scanned;
+    EXPECT_TRUE(s.ScanLeases([&](uint64_t id, const v1::LeaseRecord& l) {
+                   scanned.emplace_back(id, l.token());
+                   return true;
+                 }).ok());
+    return scanned;
+  };
   const std::vector<std::pair<uint64_t, uint64_t>> want = {
       {3, 1003}, {9, 1009}, {41, 41}, {70, 70}};
-  EXPECT_EQ(scanned, want);
+  EXPECT_EQ(scan(*store), want) << "live memtable";
+  store.reset();
+  store = OpenStore(dir.db(), /*sync=*/false);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(scan(*store), want) << "after the log is replayed";
+  store.reset();
+  {
+    RawDb raw(dir.db());
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(
+        raw.db()
+            ->Flush(rocksdb::FlushOptions(), raw.handle(Family::kLeases))
+            .ok());
+  }
+  store = OpenStore(dir.db(), /*sync=*/false);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(scan(*store), want) << "from a flushed file";
 }
 
 TEST(StoreTest, ScanJobsReturnsEveryJobInIdOrder) {
