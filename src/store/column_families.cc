@@ -89,6 +89,8 @@ void TuneMeta(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
 void TuneJobs(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
   ApplyShape(r, {32 * kMiB, 4 * 1024, true}, o);
   o->compression = rocksdb::kNoCompression;
+  o->memtable_whole_key_filtering = true;
+  o->memtable_prefix_bloom_size_ratio = 0.02;
   HintInsertsInIdOrder(o);
 }
 
