@@ -28,7 +28,7 @@ Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
     return records.status();
   }
   for (size_t k = 0; k < ids.size(); ++k) {
-    const std::optional<v1::JobRecord>& record = (*records)[k];
+    std::optional<v1::JobRecord>& record = (*records)[k];
     if (!record) {
       logging::Log(spdlog::level::err, "leased job has no record",
                    {{"job_id", ids[k]}});
@@ -36,7 +36,7 @@ Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
                       " has no record");
     }
     v1::Job* job = response.mutable_jobs(missing[k])->mutable_job();
-    *job->mutable_spec() = record->spec();
+    job->mutable_spec()->Swap(record->mutable_spec());  // the record is ours
     *job->mutable_enqueued_at() =
         TimeUtil::MillisecondsToTimestamp(record->enqueued_unix_ms());
   }
