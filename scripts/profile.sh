@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Counts fairqd's instructions with valgrind's callgrind: the same count for
+# the same binary and workload whatever else the machine does, so it shows
+# changes to the hot path that wall-clock runs on a shared 2-core box cannot
+# (docs/benchmarks.md, eighth round).
+#   scripts/profile.sh cycle [JOBS]   one `fairq-bench cycle` (default 20,000
+#                                     jobs, fill and drain), startup included
+#   scripts/profile.sh backlog LEVEL  10 s of `backlog` cycles held at LEVEL
+#                                     jobs; the backlog is filled and fairqd
+#                                     restarted first, and only the held
+#                                     cycles are counted
+# FAIRQD (default build/server/fairqd), OUT (default
+# ./callgrind.fairqd.out) and FAIRQ_BENCH override the binaries and the
+# output. Prints the benchmark's JSON line, instructions per job or cycle,
+# the main threads' shares and the costliest functions; open OUT with
+# callgrind_annotate or kcachegrind for more.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mode=${1:-}
+fairqd=${FAIRQD:-$root/build/server/fairqd}
+out=${OUT:-$PWD/callgrind.fairqd.out}
+bench=${FAIRQ_BENCH:-$root/build/client/bench/fairq-bench}
+usage() {
+  echo "usage: scripts/profile.sh cycle [JOBS] | backlog LEVEL" >&2
+  exit 2
+}
+case $mode in
+  cycle) jobs=${2:-20000} ;;
+  backlog) level=${2:-} && [[ $level =~ ^[1-9][0-9]*$ ]] || usage ;;
+  *) usage ;;
+esac
+command -v valgrind >/dev/null || { echo "profile: needs valgrind" >&2; exit 1; }
+dir=$(mktemp -d) pid=""
+# The daemon is stopped and waited for before its data directory goes.
+stop() {
+  if [ -n "$pid" ]; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" || true
+  fi
+  pid=""
+}
+trap 'stop; rm -rf "$dir"' EXIT
+failed() {
+  echo "profile: $*; fairqd's last log lines:" >&2
+  tail -n 20 "$dir/log" >&2 || true
+  exit 1
+}
+# start [WRAPPER...]: fairqd on $dir/data, any free port; sets pid and port.
+start() {
+  : >"$dir/out"
+  "$@" "$fairqd" --config "$root/config/fairqd.yaml" --data-dir "$dir/data" \
+    --listen 127.0.0.1:0 --metrics-listen "" >"$dir/out" 2>>"$dir/log" &
+  pid=$!
+  port=""
+  for _ in $(seq 1 3000); do # restoring 2M under valgrind takes a while
+    port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$dir/out")
+    [ -n "$port" ] && return 0
+    kill -0 "$pid" 2>/dev/null || failed "fairqd exited"
+    sleep 0.1
+  done
+  failed "fairqd did not listen within 300 s"
+}
+run_bench() {
+  "$bench" "$@" --server "127.0.0.1:$port" --rpc-timeout 120 --json | tail -n 1
+}
+callgrind=(valgrind --tool=callgrind --callgrind-out-file="$out")
+if [ "$mode" = cycle ]; then
+  start "${callgrind[@]}"
+  result=$(run_bench cycle --jobs "$jobs")
+  count=$jobs unit=job
+else
+  start
+  run_bench backlog --levels "$level" --duration 1 --warmup 0 --keep \
+    --run-id profile >/dev/null
+  stop
+  start "${callgrind[@]}" --instr-atstart=no
+  callgrind_control -i on "$pid" >/dev/null 2>&1
+  # Level 1: nothing more to fill; the held cycles run on the backlog above.
+  result=$(run_bench backlog --levels 1 --duration 10 --warmup 0 --keep \
+    --run-id profile)
+  count=$(sed -n 's/.*"cycles":\([0-9]*\).*/\1/p' <<<"$result") unit=cycle
+fi
+stop
+echo "$result"
+total=$(callgrind_annotate "$out" 2>/dev/null |
+  sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+echo "instructions: $total in all, $((total / count)) per $unit"
+{
+  callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
+    grep -E "Writer::ApplyTurns\(|Dispatcher::Loop\(\) \[|DBImpl::Write\(|Store::GetJobs\(.*\[" |
+    grep -v "=>" | cut -c1-150
+  callgrind_annotate --inclusive=no "$out" 2>/dev/null |
+    sed -n '/file:function/,$p' | sed -n 3,22p | cut -c1-150
+} || true
