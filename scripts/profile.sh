@@ -7,8 +7,8 @@
 #                                     jobs, fill and drain), startup included
 #   scripts/profile.sh backlog LEVEL  10 s of `backlog` cycles held at LEVEL
 #                                     jobs; the backlog is filled and fairqd
-#                                     restarted first, and only the held
-#                                     cycles are counted
+#                                     restarted first, and counting covers
+#                                     only the benchmark run that holds it
 # FAIRQD (default build/server/fairqd), OUT (default
 # ./callgrind.fairqd.out) and FAIRQ_BENCH override the binaries and the
 # output. Prints the benchmark's JSON line, instructions per job or cycle,
@@ -25,10 +25,11 @@ usage() {
   exit 2
 }
 case $mode in
-  cycle) jobs=${2:-20000} ;;
-  backlog) level=${2:-} && [[ $level =~ ^[1-9][0-9]*$ ]] || usage ;;
+  cycle) count=${2:-20000} ;;
+  backlog) count=${2:-} ;;
   *) usage ;;
 esac
+[[ $count =~ ^[1-9][0-9]*$ ]] || usage
 command -v valgrind >/dev/null || { echo "profile: needs valgrind" >&2; exit 1; }
 dir=$(mktemp -d) pid=""
 # The daemon is stopped and waited for before its data directory goes.
@@ -66,24 +67,34 @@ run_bench() {
 callgrind=(valgrind --tool=callgrind --callgrind-out-file="$out")
 if [ "$mode" = cycle ]; then
   start "${callgrind[@]}"
-  result=$(run_bench cycle --jobs "$jobs")
-  count=$jobs unit=job
+  result=$(run_bench cycle --jobs "$count")
+  unit=job
 else
   start
-  run_bench backlog --levels "$level" --duration 1 --warmup 0 --keep \
+  run_bench backlog --levels "$count" --duration 1 --warmup 0 --keep \
     --run-id profile >/dev/null
   stop
   start "${callgrind[@]}" --instr-atstart=no
-  callgrind_control -i on "$pid" >/dev/null 2>&1
+  # callgrind_control exits 0 even when it reached no process.
+  instrument() {
+    local said
+    said=$(callgrind_control -i "$1" "$pid" 2>&1 || true)
+    grep -q "to pid $pid" <<<"$said" ||
+      failed "callgrind_control could not switch counting $1: $said"
+  }
+  instrument on
   # Level 1: nothing more to fill; the held cycles run on the backlog above.
   result=$(run_bench backlog --levels 1 --duration 10 --warmup 0 --keep \
     --run-id profile)
+  instrument off
   count=$(sed -n 's/.*"cycles":\([0-9]*\).*/\1/p' <<<"$result") unit=cycle
 fi
 stop
 echo "$result"
 total=$(callgrind_annotate "$out" 2>/dev/null |
   sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+[[ $count =~ ^[1-9][0-9]*$ && $total =~ ^[0-9]+$ ]] ||
+  { echo "profile: no count (total '$total', $unit count '$count')" >&2; exit 1; }
 echo "instructions: $total in all, $((total / count)) per $unit"
 {
   callgrind_annotate --inclusive=yes "$out" 2>/dev/null |

@@ -93,6 +93,10 @@ void TuneMeta(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
 // 4 KiB blocks rather than 16 KiB, which copy less per record read (+6% to
 // +34%, 3 A/B runs; the restart with 2M jobs took 3.4-4.4 s instead of
 // 3.0-3.5 s, as recovery reads four times as many blocks).
+// The memtable bloom filter answers a lease's read of a job enqueued long
+// ago, which neither memtable holds, without two skiplist searches: 8-10k
+// instructions a cycle at the 2M backlog level, for ~11 MB of RSS there
+// (docs/storage.md).
 void TuneJobs(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
   ApplyShape(r, {32 * kMiB, 4 * 1024, true}, o);
   o->compression = rocksdb::kNoCompression;
