@@ -15,11 +15,6 @@ metrics=""
 # shellcheck source=scripts/fairqd_daemon.sh
 source "$root/scripts/fairqd_daemon.sh"
 trap cleanup EXIT
-daemon_failed() {
-  echo "bench_ab: $*; fairqd's last log lines:" >&2
-  tail -n 20 "$dir/log" >&2 || true
-  exit 1
-}
 for r in $(seq 1 "$rounds"); do
   for fairqd in "$a" "$b"; do
     fresh_daemon

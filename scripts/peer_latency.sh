@@ -40,11 +40,6 @@ stop_beanstalkd() {
   bpid="" bdir=""
 }
 trap 'cleanup; stop_beanstalkd' EXIT
-daemon_failed() {
-  echo "peer_latency: $*; fairqd's last log lines:" >&2
-  tail -n 20 "$dir/log" >&2 || true
-  exit 1
-}
 
 # beanstalkd cannot report a port it chose, so one is picked free here;
 # if another process takes it first, beanstalkd exits and another is tried.

@@ -18,6 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=${1:-}
 fairqd=${FAIRQD:-$root/build/server/fairqd}
+cfg=$root/config/fairqd.yaml
 out=${OUT:-$PWD/callgrind.fairqd.out}
 bench=${FAIRQ_BENCH:-$root/build/client/bench/fairq-bench}
 usage() {
@@ -31,56 +32,35 @@ case $mode in
 esac
 [[ $count =~ ^[1-9][0-9]*$ ]] || usage
 command -v valgrind >/dev/null || { echo "profile: needs valgrind" >&2; exit 1; }
-dir=$(mktemp -d) pid=""
-# The daemon is stopped and waited for before its data directory goes.
-stop() {
-  if [ -n "$pid" ]; then
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" || true
-  fi
-  pid=""
-}
-trap 'stop; rm -rf "$dir"' EXIT
-failed() {
-  echo "profile: $*; fairqd's last log lines:" >&2
-  tail -n 20 "$dir/log" >&2 || true
-  exit 1
-}
-# start [WRAPPER...]: fairqd on $dir/data, any free port; sets pid and port.
-start() {
-  : >"$dir/out"
-  "$@" "$fairqd" --config "$root/config/fairqd.yaml" --data-dir "$dir/data" \
-    --listen 127.0.0.1:0 --metrics-listen "" >"$dir/out" 2>>"$dir/log" &
-  pid=$!
-  port=""
-  for _ in $(seq 1 3000); do # restoring 2M under valgrind takes a while
-    port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$dir/out")
-    [ -n "$port" ] && return 0
-    kill -0 "$pid" 2>/dev/null || failed "fairqd exited"
-    sleep 0.1
-  done
-  failed "fairqd did not listen within 300 s"
-}
+# shellcheck source=scripts/fairqd_daemon.sh
+source "$root/scripts/fairqd_daemon.sh"
+trap cleanup EXIT
+# Under valgrind, restoring 2M jobs and the exit that writes OUT take long;
+# a killed daemon would leave an earlier run's OUT behind.
+daemon_wait_tries=3000
+rm -f "$out"
 run_bench() {
   "$bench" "$@" --server "127.0.0.1:$port" --rpc-timeout 120 --json | tail -n 1
 }
 callgrind=(valgrind --tool=callgrind --callgrind-out-file="$out")
 if [ "$mode" = cycle ]; then
-  start "${callgrind[@]}"
+  daemon_wrapper=("${callgrind[@]}")
+  fresh_daemon
   result=$(run_bench cycle --jobs "$count")
   unit=job
 else
-  start
+  fresh_daemon
   run_bench backlog --levels "$count" --duration 1 --warmup 0 --keep \
     --run-id profile >/dev/null
-  stop
-  start "${callgrind[@]}" --instr-atstart=no
+  stop_daemon
+  daemon_wrapper=("${callgrind[@]}" --instr-atstart=no)
+  start_daemon # same directory and port: the backlog is restored
   # callgrind_control exits 0 even when it reached no process.
   instrument() {
     local said
     said=$(callgrind_control -i "$1" "$pid" 2>&1 || true)
     grep -q "to pid $pid" <<<"$said" ||
-      failed "callgrind_control could not switch counting $1: $said"
+      daemon_failed "callgrind_control could not switch counting $1: $said"
   }
   instrument on
   # Level 1: nothing more to fill; the held cycles run on the backlog above.
@@ -89,7 +69,7 @@ else
   instrument off
   count=$(sed -n 's/.*"cycles":\([0-9]*\).*/\1/p' <<<"$result") unit=cycle
 fi
-stop
+stop_daemon # callgrind writes OUT as fairqd exits
 echo "$result"
 total=$(callgrind_annotate "$out" 2>/dev/null |
   sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)

@@ -40,9 +40,8 @@ class InFlightCalls {
   // Ends a call from its reply callback: keeps its reply time if it
   // succeeded, counts a refusal, or keeps the first error, which fails the
   // run. `call` (with `issued` and its ClientContext) is freed before it is
-  // counted: once every call is counted the waiting thread goes on to
-  // destroy the channels, and a ClientContext destroyed after that crashed
-  // inside gRPC.
+  // counted: once every call is counted the run may end, and a ClientContext
+  // freed while gRPC was being torn down crashed inside it (main.cc).
   template <class Call>
   void Finish(std::unique_ptr<Call> call, const grpc::Status& status) {
     const double ms = MillisSince(call->issued);

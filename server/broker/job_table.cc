@@ -15,11 +15,11 @@ constexpr size_t kMinShrinkSlots = 4096;
 
 // Gives back a map's table once what was in it has mostly left: absl's
 // maps never shrink on erase. A quarter full or less. Rebuilding visits the
-// old table and every entry left (for the node map a cache miss each: tens
-// of ms in one turn if a million stay, as long as the growth that made the
-// table took), and the three quarters that left since pay for it.
-// Afterwards the table is more than a third full, so it does not rebuild
-// again until many more entries leave.
+// old table and every entry left (for the node map a cache miss each; by
+// estimate, not measured: tens of ms in one turn if a million stay, as long
+// as the growth that made the table took), and the three quarters that left
+// since pay for it. Afterwards the table is more than a third full, so it does
+// not rebuild again until many more entries leave.
 template <class Map>
 void ShrinkWhenMostlyEmpty(Map& map) {
   if (map.capacity() > kMinShrinkSlots && 4 * map.size() <= map.capacity()) {

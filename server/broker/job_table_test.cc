@@ -252,8 +252,8 @@ TEST(JobTableTest, AnOverwriteInASparseWindowKeepsOneEntry) {
 // Insert's reference).
 TEST(JobTableTest, AReferenceIntoTheMapSurvivesItsGrowth) {
   JobTable table;
-  FillAside(table, 1);
-  JobMeta& aside = *table.Find(AsideId(0));
+  FillAside(table, 0);
+  JobMeta& aside = table.Insert(AsideId(0), Meta(2));
   for (uint64_t i = 1; i <= 100'000; ++i) table.Insert(AsideId(i), Meta(3));
   EXPECT_EQ(&aside, table.Find(AsideId(0)));
   EXPECT_EQ(aside.seq, 20u);

@@ -337,8 +337,9 @@ Status Loader::ReadPool(const YAML::Node& node, const std::string& path) {
   int line = LineOf(node);
   if (!node.IsScalar()) return ErrorAt(source(), line, path, "expected a name");
   const std::string& name = node.Scalar();
-  Status valid = ValidateName(name, path);
-  if (!valid.ok()) return ErrorAt(source(), line, path, ProblemOf(valid));
+  if (std::optional<std::string> problem = NameProblem(name)) {
+    return ErrorAt(source(), line, path, *problem);
+  }
   for (size_t i = 0; i < config_.pools.size(); ++i) {
     if (config_.pools[i] != name) continue;
     return ErrorAt(source(), line, path,

@@ -1,6 +1,7 @@
 #include "server/service/request_validation.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "base/format_number.h"
@@ -59,6 +60,14 @@ Status CheckDuration(const Duration& d, int64_t min_ms, int64_t max_ms,
   return Status::Ok();
 }
 
+// A name (tenant, pool): the field is named only for an error, since every
+// enqueued job passes here.
+Status CheckName(std::string_view value, std::string_view prefix,
+                 std::string_view name) {
+  std::optional<std::string> problem = config::NameProblem(value);
+  return problem ? Invalid(prefix, name, *problem) : Status::Ok();
+}
+
 Status CheckSchedule(const v1::JobSpec& spec, std::string_view field) {
   constexpr int64_t kYearMs = 365LL * 24 * 3600 * 1000;
   if (spec.has_delay()) {
@@ -113,16 +122,9 @@ Status CheckLabels(const v1::JobSpec& spec, std::string_view field) {
 
 Status ValidateJobSpec(const v1::JobSpec& spec, const RequestLimits& limits,
                        std::string_view field) {
-  // Every enqueued job passes here: the field's name is built only for an
-  // error (callgrind: this function went from 1.7k to 0.7k instructions a
-  // job).
-  if (auto problem = config::NameProblem(spec.tenant())) {
-    return Invalid(field, "tenant", *problem);
-  }
+  FAIRQ_RETURN_IF_ERROR(CheckName(spec.tenant(), field, "tenant"));
   if (!spec.pool().empty()) {
-    if (auto problem = config::NameProblem(spec.pool())) {
-      return Invalid(field, "pool", *problem);
-    }
+    FAIRQ_RETURN_IF_ERROR(CheckName(spec.pool(), field, "pool"));
   }
   if (spec.priority() < -kMaxPriority || spec.priority() > kMaxPriority) {
     return Invalid(field, "priority",
@@ -171,7 +173,7 @@ Status ValidateLeaseRequest(const v1::LeaseRequest& request) {
   }
   for (int i = 0; i < request.pools_size(); ++i) {
     if (auto problem = config::NameProblem(request.pools(i))) {
-      return InvalidArgument("pools[" + std::to_string(i) + "]: " + *problem);
+      return Invalid("", "pools[" + std::to_string(i) + "]", *problem);
     }
   }
   if (request.slots() < 1 || request.slots() > kMaxSlots) {

@@ -144,12 +144,11 @@ class Run {
   // Waits until every job arrived or the run failed; fails it if neither
   // happened by `deadline`, which ends the consumers.
   void WaitUntilDone(Clock::time_point deadline) {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!changed_.wait_until(lock, deadline,
-                             [&] { return done_ || failed_; })) {
-      error_ = std::to_string(count_ - received_) + " jobs never arrived";
-      failed_ = true;
-    }
+    WaitFor(
+        deadline, [&] { return done_.load(); },
+        [&] {
+          return std::to_string(count_ - received_) + " jobs never arrived";
+        });
   }
   bool failed() const { return failed_.load(); }
   std::string error() const {
@@ -162,12 +161,9 @@ class Run {
   // Waits until `n` consumers watch the tube; fails the run if they do not
   // by `deadline`.
   void WaitForConsumers(size_t n, Clock::time_point deadline) {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!changed_.wait_until(lock, deadline,
-                             [&] { return watching_ >= n || failed_; })) {
-      error_ = "consumers did not start";
-      failed_ = true;
-    }
+    WaitFor(
+        deadline, [&] { return watching_ >= n; },
+        [] { return std::string("consumers did not start"); });
   }
   // Puts every job on the schedule; returns how many were sent late.
   // `closed_loop`: each put waits for the previous one's reply, so a slow
@@ -179,6 +175,17 @@ class Run {
   std::vector<double> LatenciesMs() const;
 
  private:
+  // Waits until `ready()` (under mu_) or the run failed; fails it with
+  // `why()` if neither happened by `deadline`.
+  template <class Ready, class Why>
+  void WaitFor(Clock::time_point deadline, Ready ready, Why why) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!changed_.wait_until(lock, deadline,
+                             [&] { return ready() || failed_; })) {
+      error_ = why();
+      failed_ = true;
+    }
+  }
   // Consume's per-job step: records the job's arrival, once.
   void Arrived(const std::string& body, Clock::time_point now);
 
@@ -265,11 +272,12 @@ uint64_t Run::Produce(int port, const fairq::bench::Pace& pace,
       Fail("producer: put answered '" + line + "'");
     }
   };
-  std::thread replies([&] {
-    for (uint64_t i = 0; i < count_ && !failed_ && !closed_loop; ++i) {
-      read_reply();
-    }
-  });
+  std::thread replies;
+  if (!closed_loop) {
+    replies = std::thread([&] {
+      for (uint64_t i = 0; i < count_ && !failed_; ++i) read_reply();
+    });
+  }
   char tag[kTagDigits + 1];
   const std::string filler(kBodyBytes - kTagDigits, 'x');
   uint64_t late = fairq::bench::RunPaced(
@@ -287,7 +295,7 @@ uint64_t Run::Produce(int port, const fairq::bench::Pace& pace,
       });
   // After a failure fewer puts went out than the reader waits for.
   if (failed_) conn.Shutdown();
-  replies.join();
+  if (replies.joinable()) replies.join();
   return late;
 }
 
