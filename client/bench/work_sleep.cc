@@ -12,15 +12,12 @@ constexpr int64_t kSmoothing = 16;
 }  // namespace
 
 WorkSleep::Clock::time_point WorkSleep::Until(Clock::time_point start) {
-  Clock::time_point end = start + work_;
-  if (!correct_) {
-    std::this_thread::sleep_until(end);
-    return Clock::now();
-  }
-  Clock::time_point wake = end - lead();
+  Clock::time_point wake = WakeTime(start);
   std::this_thread::sleep_until(wake);
   Clock::time_point woke = Clock::now();
-  Learn(std::chrono::duration_cast<std::chrono::nanoseconds>(woke - wake));
+  if (correct_) {
+    Learn(std::chrono::duration_cast<std::chrono::nanoseconds>(woke - wake));
+  }
   return woke;
 }
 

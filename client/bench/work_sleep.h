@@ -27,6 +27,11 @@ class WorkSleep {
   // Sleeps until about start + work; returns when it woke.
   Clock::time_point Until(Clock::time_point start);
 
+  // When Until(start) asks to wake: start + work, less lead() if correcting.
+  Clock::time_point WakeTime(Clock::time_point start) const {
+    return start + work_ - (correct_ ? lead() : std::chrono::nanoseconds(0));
+  }
+
   // How early the sleeps now ask to wake.
   std::chrono::nanoseconds lead() const {
     return std::chrono::nanoseconds(lead_ns_.load(std::memory_order_relaxed));

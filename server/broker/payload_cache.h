@@ -62,9 +62,9 @@ class PayloadCache {
 
   // The spec's heap bytes plus the map's and the order's share, roughly:
   // its encoded size, plus a string's or map node's overhead for the
-  // payload and for each label. Within 15% of SpaceUsedLong for a tenant, a
-  // pool, 10 B to 100 kB of payload and 0 or 3 labels (checked by hand once,
-  // not a test); other fields count at their encoded size only, which the
+  // payload and for each label. Within 15% of the memory used for a tenant,
+  // a pool, 10 B to 100 kB of payload and 0 or 3 labels (a test checks);
+  // other fields count at their encoded size only, which the
   // soft budget can afford. Not SpaceUsedLong itself: its walk by
   // reflection cost 3.5k instructions a job on the dispatcher thread, a
   // fifth of its work in a full cycle (callgrind, docs/benchmarks.md,

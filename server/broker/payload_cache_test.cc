@@ -57,7 +57,30 @@ TEST(PayloadCacheTest, LabelsCountTowardsTheBudget) {
   PayloadCache with_labels(1 << 20);
   with_labels.Put(1, labeled, 0);
   EXPECT_GE(with_labels.bytes(), with_plain.bytes() + 20 * 64);
-  EXPECT_GE(with_plain.bytes(), plain.SpaceUsedLong());
+}
+
+// The budget is only as good as the estimate: it must stay near the memory
+// an entry really holds (the spec's SpaceUsedLong, plus the map's key, the
+// entry's time and cost, and the order queue's id) for the shapes jobs have.
+TEST(PayloadCacheTest, CostIsWithinFifteenPercentOfTheMemoryUsed) {
+  for (size_t payload : {10, 100, 1000, 10'000, 100'000}) {
+    for (int labels : {0, 3}) {
+      v1::JobSpec spec = Spec(std::string(payload, 'x'));
+      spec.set_pool("gpu");
+      for (int i = 0; i < labels; ++i) {
+        (*spec.mutable_labels())["key" + std::to_string(i)] = "value";
+      }
+      PayloadCache cache(1 << 20);
+      cache.Put(1, spec, 0);
+      const size_t used = spec.SpaceUsedLong() + 4 * sizeof(uint64_t);
+      SCOPED_TRACE("payload " + std::to_string(payload) + " labels " +
+                   std::to_string(labels) + " cost " +
+                   std::to_string(cache.bytes()) + " used " +
+                   std::to_string(used));
+      EXPECT_GE(cache.bytes() * 100, used * 85);
+      EXPECT_LE(cache.bytes() * 100, used * 115);
+    }
+  }
 }
 
 // Entries taken out of order (one tenant paused, everyone else leased at
