@@ -6,7 +6,7 @@
 // Threading: the dispatcher thread only; nothing here locks. It never does
 // I/O: each call appends its writes to the Turn's batch and its replies to
 // the Turn, and the Writer makes them durable before anyone is answered
-// (except granted leases, answered once applied: see writer.h).
+// (except granted leases, answered before the sync: see writer.h).
 // Time is passed in (unix milliseconds).
 #ifndef FAIRQ_SERVER_BROKER_BROKER_H_
 #define FAIRQ_SERVER_BROKER_BROKER_H_

@@ -43,6 +43,13 @@ Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
   return Status::Ok();
 }
 
+bool HasEverySpec(const v1::LeaseResponse& response) {
+  for (const v1::LeasedJob& leased : response.jobs()) {
+    if (!leased.job().has_spec()) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void Broker::HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn) {
@@ -137,9 +144,14 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
 
 void Broker::AnswerWaiter(LeaseWaiters::Waiter waiter, Turn& turn) {
   v1::LeaseResponse* response = waiter.response;
-  const store::Store* store = store_;
   // A lease is not a promise that must survive a power loss: a forgotten
-  // lease is redelivered. So the reply does not wait for the fsync.
+  // lease is redelivered. So the reply does not wait for the fsync, nor,
+  // when every spec came from the PayloadCache, for the write.
+  if (HasEverySpec(*response)) {
+    turn.replies_before_apply.push_back(std::move(waiter.done));
+    return;
+  }
+  const store::Store* store = store_;
   turn.replies_before_sync.push_back([response, store,
                                       done = std::move(waiter.done)](
                              const Status& commit) {

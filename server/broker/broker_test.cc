@@ -43,9 +43,11 @@ class BrokerTest : public ::testing::Test {
     Open();
   }
 
-  // As the writer does: apply and reply to what need not wait, sync and
+  // As the dispatcher and the writer do: reply to what need not wait for
+  // the apply, apply and reply to what need not wait for the sync, sync and
   // reply to the rest.
   Status Commit(Turn& turn) {
+    for (Reply& reply : turn.replies_before_apply) reply(Status::Ok());
     std::vector<store::WriteBatch> batches;
     batches.push_back(std::move(turn.batch));
     Status status = store_->Apply(batches);
@@ -92,17 +94,25 @@ class BrokerTest : public ::testing::Test {
     v1::LeaseResponse response;
     std::optional<Status> done;
   };
-  std::unique_ptr<LeaseCall> Lease(int64_t wait_ms = 0, uint32_t max_jobs = 1,
-                                   const std::vector<std::string>& pools = {}) {
+  std::unique_ptr<LeaseCall> NewLeaseCall(
+      int64_t wait_ms = 0, uint32_t max_jobs = 1,
+      const std::vector<std::string>& pools = {}) {
     auto call = std::make_unique<LeaseCall>();
     call->request.set_worker_id("w1");
     for (const std::string& pool : pools) call->request.add_pools(pool);
     call->request.set_slots(8);
     call->request.set_max_jobs(max_jobs);
     *call->request.mutable_wait() = TimeUtil::MillisecondsToDuration(wait_ms);
-    LeaseCall* raw = call.get();
-    Command command = LeaseCommand{next_waiter_++, &raw->request, &raw->response,
-                                   [raw](const Status& s) { raw->done = s; }};
+    return call;
+  }
+  Command LeaseCommandFor(LeaseCall* call) {
+    return LeaseCommand{next_waiter_++, &call->request, &call->response,
+                        [call](const Status& s) { call->done = s; }};
+  }
+  std::unique_ptr<LeaseCall> Lease(int64_t wait_ms = 0, uint32_t max_jobs = 1,
+                                   const std::vector<std::string>& pools = {}) {
+    auto call = NewLeaseCall(wait_ms, max_jobs, pools);
+    Command command = LeaseCommandFor(call.get());
     Turn1(&command);
     return call;
   }
@@ -347,6 +357,30 @@ TEST_F(BrokerTest, ASyncBarrierRepliesOnlyAfterItsTurnIsDurable) {
   ASSERT_TRUE(Commit(turn).ok());
   ASSERT_TRUE(done);
   EXPECT_EQ(done->code(), StatusCode::kNotFound);
+}
+
+// A lease whose specs all came from the payload cache is answered before its
+// batch is applied; one that must read a spec from the store waits for the
+// apply (the read must see it) but not for the sync.
+TEST_F(BrokerTest, ALeaseRepliesBeforeTheApplyUnlessItReadsTheStore) {
+  uint64_t stored = Enqueue("a");
+  Reopen();  // the payload cache starts empty: `stored` must be read
+  uint64_t cached = Enqueue("a");
+  for (uint64_t want : {stored, cached}) {
+    auto call = NewLeaseCall();
+    Command command = LeaseCommandFor(call.get());
+    Turn turn(store_->NewBatch());
+    broker_->Handle(command, now_, turn);
+    ASSERT_EQ(call->response.jobs_size(), 1);
+    EXPECT_EQ(call->response.jobs(0).job().id(), want);
+    EXPECT_EQ(turn.replies_before_apply.size(), want == cached ? 1u : 0u);
+    EXPECT_EQ(turn.replies_before_sync.size(), want == stored ? 1u : 0u);
+    for (Reply& reply : turn.replies_before_apply) reply(Status::Ok());
+    EXPECT_EQ(call->done.has_value(), want == cached);
+    ASSERT_TRUE(Commit(turn).ok());
+    ASSERT_TRUE(call->done && call->done->ok());
+    EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
+  }
 }
 
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {

@@ -71,10 +71,13 @@ void Dispatcher::Loop() {
     for (Command& command : commands) broker_->Handle(command, now, turn);
     broker_->MatchWaiters(now, turn);
     if (!open) broker_->ReleaseWaiters(turn);
+    std::vector<Reply> early = std::move(turn.replies_before_apply);
     if (!turn.batch.empty() || !turn.replies.empty() ||
         !turn.replies_before_sync.empty()) {
       writer_->Submit(std::move(turn));
     }
+    // After Submit, so that the apply thread writes while this one sends.
+    for (Reply& reply : early) reply(Status::Ok());
     metrics_.TurnDone(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count());

@@ -2,8 +2,10 @@
 // state. Threads in fairqd:
 //   gRPC threads  validate and translate requests, then Post commands;
 //   dispatcher    owns the Broker: applies commands and timers, one turn at
-//                 a time, and hands each turn's writes and replies on;
-//   writer apply  writes turns' batches, runs lease replies (writer.h);
+//                 a time, and hands each turn's writes and replies on, then
+//                 sends the lease replies that read nothing from the store;
+//   writer apply  writes turns' batches, runs the other lease replies
+//                 (writer.h);
 //   writer sync   syncs the log once per group, then runs the other replies;
 //   metrics       prometheus-cpp's exporter threads: serve /metrics, asking
 //                 this thread for a snapshot by command (src/metrics);

@@ -3,9 +3,11 @@
 // every batch that is waiting in one go, and syncs the log once for all of
 // them (group commit). Replies whose loss in a crash costs only a
 // redelivery (granted leases) run as soon as their batch is applied; all
-// others run after the sync. fsync therefore never runs on the dispatcher,
-// no client hears "done" before its write is durable, and a worker's lease
-// does not wait for somebody else's fsync.
+// others run after the sync. (Leases that read nothing from the store are
+// answered by the dispatcher before this: Turn::replies_before_apply.) fsync
+// therefore never runs on the dispatcher, no client hears "done" before its
+// write is durable, and a worker's lease does not wait for somebody else's
+// fsync.
 //
 // Threads: Submit is called by the dispatcher thread only. The apply thread
 // writes batches and runs the before-sync replies; the sync thread syncs and
@@ -44,6 +46,11 @@ using Reply = std::function<void(const Status& commit)>;
 struct Turn {
   explicit Turn(store::WriteBatch b) : batch(std::move(b)) {}
   store::WriteBatch batch;
+  // Run by the dispatcher as soon as it has handed the turn on, before the
+  // batch is applied; never given to the writer. Only for leases whose reply
+  // reads nothing from the store: a process crash before the apply forgets
+  // such a lease as a power loss would, and the job is redelivered.
+  std::vector<Reply> replies_before_apply;
   // Run once the batch is applied (readable, survives a process crash),
   // before it is synced. Only for replies a power loss may make the broker
   // forget without breaking a promise: a lease it forgets is redelivered.
