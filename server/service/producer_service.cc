@@ -70,8 +70,8 @@ grpc::ServerUnaryReactor* ProducerService::EnqueueBatch(
   // Per-job problems become per-job results; valid jobs still go in.
   std::vector<Status> problems;
   for (int i = 0; i < request->jobs_size(); ++i) {
-    problems.push_back(ValidateJobSpec(request->jobs(i), context_.limits,
-                                       "jobs[" + std::to_string(i) + "]"));
+    problems.push_back(InItem(
+        ValidateJobSpec(request->jobs(i), context_.limits, ""), "jobs", i));
     if (problems.back().ok()) jobs.push_back(&request->jobs(i));
   }
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();

@@ -68,6 +68,16 @@ Status CheckName(std::string_view value, std::string_view prefix,
   return problem ? Invalid(prefix, name, *problem) : Status::Ok();
 }
 
+Status CheckFailure(const v1::Failure& failure) {
+  FAIRQ_RETURN_IF_ERROR(CheckDuration(
+      failure.runtime(), 0, static_cast<int64_t>(sched::kMaxSeconds) * 1000,
+      "", "runtime"));
+  if (failure.error().size() > kMaxErrorText) {
+    return Invalid("", "error", "at most 4096 bytes");
+  }
+  return Status::Ok();
+}
+
 Status CheckSchedule(const v1::JobSpec& spec, std::string_view field) {
   constexpr int64_t kYearMs = 365LL * 24 * 3600 * 1000;
   if (spec.has_delay()) {
@@ -156,6 +166,13 @@ Status ValidateJobSpec(const v1::JobSpec& spec, const RequestLimits& limits,
   return CheckLabels(spec, field);
 }
 
+Status InItem(Status status, std::string_view list, int index) {
+  if (status.ok()) return status;
+  return Status(status.code(), std::string(list) + "[" +
+                                   std::to_string(index) + "]." +
+                                   status.message());
+}
+
 Status ValidateBatchSize(int size, const RequestLimits& limits,
                          std::string_view field) {
   if (size >= 1 && static_cast<uint32_t>(size) <= limits.max_batch) {
@@ -173,7 +190,7 @@ Status ValidateLeaseRequest(const v1::LeaseRequest& request) {
   }
   for (int i = 0; i < request.pools_size(); ++i) {
     if (auto problem = config::NameProblem(request.pools(i))) {
-      return Invalid("", "pools[" + std::to_string(i) + "]", *problem);
+      return InvalidArgument("pools[" + std::to_string(i) + "]: " + *problem);
     }
   }
   if (request.slots() < 1 || request.slots() > kMaxSlots) {
@@ -196,10 +213,11 @@ Status ValidateComplete(const v1::CompleteRequest& request,
   FAIRQ_RETURN_IF_ERROR(
       ValidateBatchSize(request.completions_size(), limits, "completions"));
   for (int i = 0; i < request.completions_size(); ++i) {
-    FAIRQ_RETURN_IF_ERROR(CheckDuration(
-        request.completions(i).runtime(), 0,
-        static_cast<int64_t>(sched::kMaxSeconds) * 1000,
-        "completions[" + std::to_string(i) + "]", "runtime"));
+    FAIRQ_RETURN_IF_ERROR(InItem(
+        CheckDuration(request.completions(i).runtime(), 0,
+                      static_cast<int64_t>(sched::kMaxSeconds) * 1000, "",
+                      "runtime"),
+        "completions", i));
   }
   return Status::Ok();
 }
@@ -209,14 +227,7 @@ Status ValidateFail(const v1::FailRequest& request,
   FAIRQ_RETURN_IF_ERROR(
       ValidateBatchSize(request.failures_size(), limits, "failures"));
   for (int i = 0; i < request.failures_size(); ++i) {
-    std::string field = "failures[" + std::to_string(i) + "]";
-    const v1::Failure& failure = request.failures(i);
-    FAIRQ_RETURN_IF_ERROR(CheckDuration(
-        failure.runtime(), 0, static_cast<int64_t>(sched::kMaxSeconds) * 1000,
-        field, "runtime"));
-    if (failure.error().size() > kMaxErrorText) {
-      return Invalid(field, "error", "at most 4096 bytes");
-    }
+    FAIRQ_RETURN_IF_ERROR(InItem(CheckFailure(request.failures(i)), "failures", i));
   }
   return Status::Ok();
 }

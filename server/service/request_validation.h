@@ -25,9 +25,15 @@ inline constexpr size_t kMaxErrorText = 4096;
 inline constexpr uint32_t kMaxSlots = 10000;
 inline constexpr int64_t kMaxLeaseWaitMs = 30'000;
 
+// `field` prefixes the names in an error ("job" gives "job.priority");
+// empty, they stand alone ("priority"), for InItem to place.
 [[nodiscard]] Status ValidateJobSpec(const v1::JobSpec& spec,
                                      const RequestLimits& limits,
                                      std::string_view field);
+// An item's error placed in its list: "priority: ..." becomes
+// "jobs[3].priority: ...". Per-item checks name the item only this way, on
+// an error, since every item of every batch passes through them.
+[[nodiscard]] Status InItem(Status status, std::string_view list, int index);
 [[nodiscard]] Status ValidateBatchSize(int size, const RequestLimits& limits,
                                        std::string_view field);
 [[nodiscard]] Status ValidateLeaseRequest(const v1::LeaseRequest& request);
