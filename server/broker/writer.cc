@@ -78,7 +78,10 @@ void Writer::ApplyLoop() {
     turns.clear();
     {
       std::lock_guard lock(mu_);
-      for (Applied& a : applied) applied_.push_back(std::move(a));
+      for (Applied& a : applied) {
+        a.alone = !sync_busy_;
+        applied_.push_back(std::move(a));
+      }
     }
     changed_.notify_all();
   }
@@ -90,7 +93,7 @@ std::vector<Writer::Applied> Writer::ApplyTurns(std::vector<Turn>& turns) {
   std::vector<Applied> applied;
   applied.reserve(turns.size());
   for (Turn& turn : turns) {
-    applied.push_back({Status::Ok(), !turn.batch.empty(), 0, {}});
+    applied.push_back({Status::Ok(), !turn.batch.empty(), false, 0, {}});
     if (!turn.batch.empty()) batches.push_back(std::move(turn.batch));
   }
   bool was_failed = store_->failed();
@@ -114,6 +117,7 @@ void Writer::SyncLoop() {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [&] { return !applied_.empty() || apply_done_; });
       if (applied_.empty()) return;  // the apply thread is gone: nothing left
+      sync_busy_ = true;
       PaceSync(lock);
       applied.swap(applied_);
     }
@@ -131,6 +135,12 @@ void Writer::SyncLoop() {
     auto start = std::chrono::steady_clock::now();
     if (wrote > 0) last_sync_ = start;
     Status sync = wrote > 0 ? store_->SyncLog() : Status::Ok();
+    {
+      // Before the replies: a producer that sends its next write on this
+      // acknowledgement must find the sync thread idle (PaceSync).
+      std::lock_guard lock(mu_);
+      sync_busy_ = false;
+    }
     LogFirstFailure(sync, was_failed, applied.size());
     // A group's write latency: its (longest) apply plus the fsync.
     if (wrote > 0) metrics_.GroupCommitted(apply_seconds + SecondsSince(start), wrote);
@@ -149,9 +159,14 @@ void Writer::SyncLoop() {
 
 void Writer::PaceSync(std::unique_lock<std::mutex>& lock) {
   if (min_sync_interval_.count() == 0) return;
-  const bool wrote = std::any_of(applied_.begin(), applied_.end(),
-                                 [](const Applied& a) { return a.wrote; });
-  if (!wrote) return;  // nothing to sync: reads are answered at once
+  // Only writes that came while a sync was under way wait: they have
+  // company to share the next one with. A write that finds the sync thread
+  // idle (a lone producer waiting for each acknowledgement) has none, and
+  // waiting would only slow its round trip (PostgreSQL's commit_siblings).
+  const bool company =
+      std::any_of(applied_.begin(), applied_.end(),
+                  [](const Applied& a) { return a.wrote && !a.alone; });
+  if (!company) return;
   // A full writer syncs at once: waiting on would stall the dispatcher.
   changed_.wait_until(lock, last_sync_ + min_sync_interval_, [&] {
     return apply_done_ || in_flight_ >= max_in_flight_;

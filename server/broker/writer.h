@@ -18,11 +18,12 @@
 //
 // Syncs may be paced (`min_sync_interval`): a sync starts no sooner than
 // that after the previous one started, and every turn applied meanwhile
-// shares it. A write that comes at least that long after the last sync
-// began is synced at once, and so is everything while max_turns_in_flight
-// wait (Submit would block). A turn applied during a sync waits for the
-// next one, which starts an interval after the current one started, or
-// when it ends if that is later.
+// shares it. Only writes that have company wait: a write applied while the
+// sync thread was idle is synced at once, and so is one that comes at least
+// an interval after the last sync began, and everything while
+// max_turns_in_flight wait (Submit would block). A turn applied during a
+// sync waits for the next one, which starts an interval after the current
+// one started, or when it ends if that is later.
 #ifndef FAIRQ_SERVER_BROKER_WRITER_H_
 #define FAIRQ_SERVER_BROKER_WRITER_H_
 
@@ -78,6 +79,7 @@ class Writer {
   struct Applied {
     Status status;         // of the apply
     bool wrote;            // a turn that wrote nothing needs no fsync of its own
+    bool alone;            // applied while the sync thread had nothing to do
     double apply_seconds;  // of the apply this turn was written in
     std::vector<Reply> replies;
   };
@@ -103,6 +105,8 @@ class Writer {
   std::vector<Turn> pending_;     // submitted, not yet applied
   std::vector<Applied> applied_;  // applied, not yet synced
   size_t in_flight_ = 0;          // turns submitted whose replies have not run
+  bool sync_busy_ = false;        // the sync thread holds a group: waiting
+                                  // out the interval, or syncing
   bool stopping_ = false;         // no more Submit calls
   bool apply_done_ = false;       // the apply thread has exited
   std::thread apply_thread_;

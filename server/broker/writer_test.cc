@@ -138,17 +138,18 @@ TEST_F(WriterTest, ATurnThatWroteNothingNeedsNoSync) {
   EXPECT_EQ(faults_.injected_failures(), 0u);
 }
 
-// With paced syncs, turns applied within the interval share one sync; the
-// first sync is not delayed, and Stop does not wait the interval out. The
-// interval is an hour, so a delay anywhere shows as a bounded wait running
-// out (ctest's timeout ends the run that a regression would leave waiting).
+// With paced syncs, turns applied while a sync runs share the next one, an
+// interval after it; the first sync is not delayed, and Stop does not wait
+// the interval out. The interval is an hour, so a delay anywhere shows as a
+// bounded wait running out (ctest's timeout ends the run that a regression
+// would leave waiting).
 TEST_F(WriterTest, PacedSyncsAreSharedByTheTurnsInTheirInterval) {
   Writer writer(store_.get(), 16, std::chrono::hours(1));
   writer.Start();
   const uint64_t syncs_before = faults_.sync_calls();
+  faults_.HoldSyncs(true);
   Submitted first = SubmitWatched(writer, "t1");
-  ASSERT_EQ(first.ack.wait_for(kBound), std::future_status::ready);
-  EXPECT_EQ(faults_.sync_calls(), syncs_before + 1);
+  ASSERT_TRUE(faults_.WaitForHeldSync(kBound));
   // Each turn is applied (its lease answered) before the next is sent, so
   // an unpaced sync thread would sync them in several groups.
   std::vector<std::future<void>> acks;
@@ -157,6 +158,8 @@ TEST_F(WriterTest, PacedSyncsAreSharedByTheTurnsInTheirInterval) {
     ASSERT_EQ(next.lease.wait_for(kBound), std::future_status::ready);
     acks.push_back(std::move(next.ack));
   }
+  faults_.HoldSyncs(false);
+  ASSERT_EQ(first.ack.wait_for(kBound), std::future_status::ready);
   EXPECT_EQ(faults_.sync_calls(), syncs_before + 1);  // they all wait
   auto stopped = std::async(std::launch::async, [&] { writer.Stop(); });
   ASSERT_EQ(stopped.wait_for(kBound), std::future_status::ready);
@@ -166,15 +169,34 @@ TEST_F(WriterTest, PacedSyncsAreSharedByTheTurnsInTheirInterval) {
   EXPECT_EQ(faults_.sync_calls(), syncs_before + 2);  // one for them all
 }
 
+// A lone producer, which sends its next write only on the acknowledgement
+// of the last, has nobody to share a sync with: each of its writes is
+// synced at once, not an interval after the previous sync.
+TEST_F(WriterTest, PacingDoesNotDelayAWriteThatComesAlone) {
+  Writer writer(store_.get(), 16, std::chrono::hours(1));
+  writer.Start();
+  const uint64_t syncs_before = faults_.sync_calls();
+  for (int i = 1; i <= 3; ++i) {
+    Submitted next = SubmitWatched(writer, "t" + std::to_string(i));
+    ASSERT_EQ(next.ack.wait_for(kBound), std::future_status::ready);
+  }
+  EXPECT_EQ(faults_.sync_calls(), syncs_before + 3);
+  writer.Stop();
+}
+
 // Pacing never holds the dispatcher for the interval: once
 // max_turns_in_flight wait for their sync, it starts at once, which makes
 // room for the next Submit.
 TEST_F(WriterTest, PacingDoesNotBlockSubmitForTheInterval) {
   Writer writer(store_.get(), 2, std::chrono::hours(1));
   writer.Start();
+  faults_.HoldSyncs(true);
   Submitted first = SubmitWatched(writer, "t1");
+  ASSERT_TRUE(faults_.WaitForHeldSync(kBound));
+  Submitted second = SubmitWatched(writer, "t2");  // company: it waits
+  ASSERT_EQ(second.lease.wait_for(kBound), std::future_status::ready);
+  faults_.HoldSyncs(false);
   ASSERT_EQ(first.ack.wait_for(kBound), std::future_status::ready);
-  Submitted second = SubmitWatched(writer, "t2");
   Submitted third = SubmitWatched(writer, "t3");
   // Two in flight: the sync is forced, so this Submit returns.
   auto fourth = std::async(std::launch::async,

@@ -19,6 +19,8 @@ struct FaultInjectionEnv::State {
   bool hold_syncs = false;
   bool fail_table_reads = false;
   std::condition_variable syncs_released;
+  std::condition_variable sync_held;
+  int syncs_held = 0;
   uint64_t append_calls = 0;
   uint64_t sync_calls = 0;
   uint64_t injected_failures = 0;
@@ -72,7 +74,12 @@ class FaultyWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
 
   bool ShouldFailSync() {
     std::unique_lock lock(state_->mu);
-    state_->syncs_released.wait(lock, [&] { return !state_->hold_syncs; });
+    if (state_->hold_syncs) {
+      ++state_->syncs_held;
+      state_->sync_held.notify_all();
+      state_->syncs_released.wait(lock, [&] { return !state_->hold_syncs; });
+      --state_->syncs_held;
+    }
     ++state_->sync_calls;
     if (state_->fail_syncs) ++state_->injected_failures;
     return state_->fail_syncs;
@@ -241,6 +248,12 @@ void FaultInjectionEnv::HoldSyncs(bool hold) {
     state_->hold_syncs = hold;
   }
   state_->syncs_released.notify_all();
+}
+
+bool FaultInjectionEnv::WaitForHeldSync(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(state_->mu);
+  return state_->sync_held.wait_for(lock, timeout,
+                                    [&] { return state_->syncs_held > 0; });
 }
 
 void FaultInjectionEnv::FailTableReads(bool fail) {

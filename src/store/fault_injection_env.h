@@ -12,6 +12,7 @@
 #ifndef FAIRQ_STORE_FAULT_INJECTION_ENV_H_
 #define FAIRQ_STORE_FAULT_INJECTION_ENV_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,6 +45,8 @@ class FaultInjectionEnv {
   // While held, Sync and Fsync wait (then go on as usual when released), so
   // a test can see what happens before a sync completes.
   void HoldSyncs(bool hold);
+  // Waits until a sync is being held, or `timeout` ends (returns false).
+  bool WaitForHeldSync(std::chrono::milliseconds timeout);
   // Reads of table (.sst) files fail with IOError, as on a bad sector. Those
   // of flushes and compactions too, which puts RocksDB in its background
   // error state and fails the Store's later writes.
