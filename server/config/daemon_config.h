@@ -78,9 +78,10 @@ struct DaemonConfig {
   // of acknowledged work on power loss for throughput.
   bool sync = true;
   // Least time between the starts of two syncs, in microseconds; writes
-  // that arrive meanwhile share the next one. 0: sync as soon as the last
-  // one ended. Ignored without `sync`. 0..kMaxSyncIntervalUs.
-  uint32_t sync_min_interval_us = 0;
+  // that arrive while a sync runs share the next one (a write that finds no
+  // sync under way is synced at once). 0: sync as soon as the last one
+  // ended. Ignored without `sync`. 0..kMaxSyncIntervalUs.
+  uint32_t sync_min_interval_us = 1000;
   // The pacing in effect: none without sync, which has no fsync to space.
   uint32_t effective_sync_interval_us() const {
     return sync ? sync_min_interval_us : 0;

@@ -40,7 +40,7 @@ void ExpectDefaults(const DaemonConfig& c) {
   EXPECT_EQ(c.metrics_listen, "127.0.0.1:9464");
   EXPECT_EQ(c.data_dir, "./data");
   EXPECT_TRUE(c.sync);
-  EXPECT_EQ(c.sync_min_interval_us, 0u);
+  EXPECT_EQ(c.sync_min_interval_us, 1000u);
   EXPECT_EQ(c.default_lease_seconds, 30u);
   EXPECT_EQ(c.max_payload_bytes, 1048576u);
   EXPECT_EQ(c.max_batch, 1000u);
