@@ -151,6 +151,11 @@ class Broker {
   bool TryFill(const LeaseWaiters::Waiter& waiter, int64_t now_ms, Turn& turn);
   void GrantLease(uint64_t job_id, const std::string& worker_id,
                   int64_t now_ms, Turn& turn, v1::LeaseResponse* response);
+  // READY -> LEASED under `token`, written to the batch; returns the
+  // attempt's last error.
+  const std::string& StartLease(uint64_t job_id, JobMeta& job, uint64_t token,
+                                const std::string& worker_id, int64_t now_ms,
+                                Turn& turn);
   void AnswerWaiter(LeaseWaiters::Waiter waiter, Turn& turn);
   void HandleLeaseCanceled(LeaseCanceledCommand& c, Turn& turn);
   void HandleLeaseUndelivered(LeaseUndeliveredCommand& c, int64_t now_ms,
@@ -162,6 +167,10 @@ class Broker {
   void HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn);
   void HandleFail(FailCommand& c, int64_t now_ms, Turn& turn);
   Status CheckLease(uint64_t job_id, uint64_t token) const;
+  // CheckLease for a worker's report, which first adopts the lease of a
+  // job READY since the restart (JobMeta::adoptable).
+  Status CheckOrAdoptLease(uint64_t job_id, uint64_t token, int64_t now_ms,
+                           Turn& turn);
   // A leased attempt failed or lapsed: retry after backoff, or DEAD.
   void EndAttempt(uint64_t job_id, double runtime_s, const std::string& error,
                   bool retryable, int64_t now_ms, Turn& turn);

@@ -17,10 +17,8 @@ void SetResult(v1::AckResult* result, const Status& status) {
   result->set_message(status.message());
 }
 
-}  // namespace
-
-Status Broker::CheckLease(uint64_t job_id, uint64_t token) const {
-  const JobMeta* job = jobs_.Find(job_id);
+// Whether `token` is the lease of `job` (found by `job_id`, or null).
+Status LeaseStatus(const JobMeta* job, uint64_t job_id, uint64_t token) {
   if (job == nullptr) {
     return NotFound("job: " + std::to_string(job_id) +
                     " is not live (unknown, finished or dead)");
@@ -33,13 +31,45 @@ Status Broker::CheckLease(uint64_t job_id, uint64_t token) const {
   return Status::Ok();
 }
 
-// Heartbeats change memory only: a lease restored after a restart gets a
-// fresh lease duration anyway (broker_restore.cc), so persisting each
-// extension would buy nothing but an fsync per heartbeat.
+}  // namespace
+
+Status Broker::CheckLease(uint64_t job_id, uint64_t token) const {
+  return LeaseStatus(jobs_.Find(job_id), job_id, token);
+}
+
+// A lease reply may go out before its grant is written (Turn::
+// replies_before_apply), so after a process crash a worker can hold a lease
+// the store never saw, for a job restored READY. Refusing its report would
+// make the job run twice; the store cannot tell that lease from a forged
+// one, and this broker has no other check of who a worker is, so the first
+// report of a job READY since the restart and not leased since is taken as
+// its lease, under the token the worker holds.
+Status Broker::CheckOrAdoptLease(uint64_t job_id, uint64_t token,
+                                 int64_t now_ms, Turn& turn) {
+  JobMeta* job = jobs_.Find(job_id);
+  if (job != nullptr && job->state == v1::JOB_STATE_READY && job->adoptable &&
+      token != 0) {
+    ExpectOk(scheduler_->Cancel(job->tenant, job->pool, job_id),
+             "take an adopted job off its queue", job_id);
+    StartLease(job_id, *job, token, "", now_ms, turn);
+    ExpectOk(scheduler_->AdoptRunning({job_id, job->tenant, job->pool,
+                                       job->priority, job->declared_cost()}),
+             "adopt a lease", job_id);
+    metrics_.LeaseAdopted(job->tenant, job->pool, now_ms);
+    LogJob(spdlog::level::info, "lease adopted after a restart", job_id);
+  }
+  return LeaseStatus(job, job_id, token);
+}
+
+// Heartbeats change memory only (unless they adopt a lease): a lease
+// restored after a restart gets a fresh lease duration anyway
+// (broker_restore.cc), so persisting each extension would buy nothing but
+// an fsync per heartbeat.
 void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
                              Turn& turn) {
   uint64_t job_id = c.request->job_id();
-  Status status = CheckLease(job_id, c.request->lease_token());
+  Status status =
+      CheckOrAdoptLease(job_id, c.request->lease_token(), now_ms, turn);
   if (status.ok()) {
     JobMeta& job = *jobs_.Find(job_id);
     job.at_ms = now_ms + job.lease_ms;
@@ -53,7 +83,8 @@ void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
 
 void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Completion& done : c.request->completions()) {
-    Status status = CheckLease(done.job_id(), done.lease_token());
+    Status status =
+        CheckOrAdoptLease(done.job_id(), done.lease_token(), now_ms, turn);
     if (status.ok()) {
       ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
                "complete a leased job", done.job_id());
@@ -72,7 +103,8 @@ void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
 
 void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Failure& failure : c.request->failures()) {
-    Status status = CheckLease(failure.job_id(), failure.lease_token());
+    Status status = CheckOrAdoptLease(failure.job_id(), failure.lease_token(),
+                                      now_ms, turn);
     if (status.ok()) {
       LogJob(spdlog::level::debug, "job failed", failure.job_id(),
              {{"retryable", failure.retryable()}, {"error", failure.error()}});

@@ -31,6 +31,7 @@ void Broker::MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms,
   job.at_ms = now_ms;
   job.seq = next_seq_++;
   job.ready_entry = !since_enqueue;
+  job.adoptable = false;
   if (job.ready_entry) {
     v1::ReadyEntry entry;
     entry.set_job_id(job_id);

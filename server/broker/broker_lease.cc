@@ -106,24 +106,12 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
   if (!depth.waits) depth.waits = std::make_unique<WaitWindow>();
   depth.waits->Add(now_ms - job.at_ms);  // READY: at_ms is when it got ready
   metrics_.LeaseStarted(job.tenant, job.pool, now_ms - job.at_ms, now_ms);
-  Leave(job_id, job, turn);
-  job.state = v1::JOB_STATE_LEASED;
-  ++job.attempts;
+  uint64_t token;
   do {
-    job.token = random_();
-  } while (job.token == 0);
-  job.at_ms = now_ms + job.lease_ms;
-  ++depth.leased;
-  v1::LeaseRecord lease;
-  lease.set_token(job.token);
-  lease.set_deadline_unix_ms(job.at_ms);
-  lease.set_attempt(job.attempts);
-  lease.set_worker_id(worker_id);
-  lease.set_leased_unix_ms(now_ms);
-  const std::string& last_error = jobs_.LastError(job_id);
-  lease.set_last_error(last_error);
-  turn.batch.PutLease(job_id, lease);
-  lease_timers_.push({job.at_ms, job_id, job.token});
+    token = random_();
+  } while (token == 0);
+  const std::string& last_error =
+      StartLease(job_id, job, token, worker_id, now_ms, turn);
   LogJob(spdlog::level::debug, "job leased", job_id,
          {{"worker", worker_id}, logging::Field::Time("deadline", job.at_ms)});
 
@@ -140,6 +128,29 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
     *out->mutable_enqueued_at() =
         TimeUtil::MillisecondsToTimestamp(cached->enqueued_ms);
   }
+}
+
+const std::string& Broker::StartLease(uint64_t job_id, JobMeta& job,
+                                      uint64_t token,
+                                      const std::string& worker_id,
+                                      int64_t now_ms, Turn& turn) {
+  Leave(job_id, job, turn);
+  job.state = v1::JOB_STATE_LEASED;
+  ++job.attempts;
+  job.token = token;
+  job.at_ms = now_ms + job.lease_ms;
+  ++DepthOf(job.tenant, job.pool).leased;
+  v1::LeaseRecord lease;
+  lease.set_token(job.token);
+  lease.set_deadline_unix_ms(job.at_ms);
+  lease.set_attempt(job.attempts);
+  lease.set_worker_id(worker_id);
+  lease.set_leased_unix_ms(now_ms);
+  const std::string& last_error = jobs_.LastError(job_id);
+  lease.set_last_error(last_error);
+  turn.batch.PutLease(job_id, lease);
+  lease_timers_.push({job.at_ms, job_id, job.token});
+  return last_error;
 }
 
 void Broker::AnswerWaiter(LeaseWaiters::Waiter waiter, Turn& turn) {

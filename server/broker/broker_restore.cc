@@ -179,6 +179,7 @@ Status Broker::RestoreJobs(int64_t now_ms) {
       place_ready_until(record.enqueued_unix_ms());
       MakeReady(id, job, record.enqueued_unix_ms(), scratch,
                 /*since_enqueue=*/true);
+      job.adoptable = true;
     }
     return true;
   }));
@@ -213,6 +214,7 @@ bool Broker::RestoreReady(const store::ReadyKey& key,
   jobs_.SetLastError(entry.job_id(), entry.last_error());
   next_seq_ = key.seq;  // MakeReady keeps the stored key's sequence
   MakeReady(entry.job_id(), *job, entry.ready_unix_ms(), scratch);
+  job->adoptable = true;
   return true;
 }
 

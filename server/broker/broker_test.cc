@@ -383,6 +383,44 @@ TEST_F(BrokerTest, ALeaseRepliesBeforeTheApplyUnlessItReadsTheStore) {
   }
 }
 
+// A lease answered before its batch was applied, then a process crash: the
+// store never saw the lease, but its worker holds it. Its report after the
+// restart adopts the lease instead of running the job a second time.
+TEST_F(BrokerTest, ALeaseLostBeforeItsWriteIsAdoptedByItsWorkerAfterARestart) {
+  const auto stale = static_cast<int32_t>(StatusCode::kFailedPrecondition);
+  uint64_t lost = Enqueue("a");
+  uint64_t released = Enqueue("a");
+  uint64_t tokens[2];
+  for (uint64_t& token : tokens) {
+    auto call = NewLeaseCall();
+    Command command = LeaseCommandFor(call.get());
+    Turn turn(store_->NewBatch());
+    broker_->Handle(command, now_, turn);
+    ASSERT_EQ(turn.replies_before_apply.size(), 1u);
+    turn.replies_before_apply[0](Status::Ok());
+    ASSERT_TRUE(call->done && call->done->ok());
+    token = call->response.jobs(0).lease_token();
+  }  // neither turn is committed
+  Reopen();
+  EXPECT_EQ(Stats("a").ready(), 2u);
+  EXPECT_EQ(CompleteCode(lost, tokens[0]), 0);
+  EXPECT_EQ(Stats("a").ready(), 1u);
+  // Leased again after the restart: the old token is stale, as always.
+  auto again = Lease();
+  ASSERT_EQ(again->response.jobs_size(), 1);
+  EXPECT_EQ(again->response.jobs(0).job().id(), released);
+  EXPECT_EQ(again->response.jobs(0).job().attempts(), 1u);
+  EXPECT_EQ(CompleteCode(released, tokens[1]), stale);
+  // Back in its queue, the job is no longer one the crash may have left
+  // leased: a report for it is refused.
+  Command undelivered = LeaseUndeliveredCommand{
+      {{released, again->response.jobs(0).lease_token()}}};
+  Turn1(&undelivered);
+  EXPECT_EQ(CompleteCode(released, tokens[1]), stale);
+  // Nor is a job enqueued since the restart.
+  EXPECT_EQ(CompleteCode(Enqueue("a"), 7), stale);
+}
+
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
   uint64_t id = Enqueue("a");
   auto lease = Lease();
