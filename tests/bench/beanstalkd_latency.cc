@@ -285,9 +285,11 @@ uint64_t Run::Produce(int port, const fairq::bench::Pace& pace,
         if (failed_) return;
         std::snprintf(tag, sizeof(tag), "%020llu",
                       static_cast<unsigned long long>(i));
+        const std::string put = "put 0 0 60 " + std::to_string(kBodyBytes) +
+                                "\r\n" + tag + filler + "\r\n";
+        // Stamped once the put is built, as fairq-bench stamps its call.
         issued_[i] = Clock::now();
-        if (!conn.Send("put 0 0 60 " + std::to_string(kBodyBytes) + "\r\n" +
-                       tag + filler + "\r\n")) {
+        if (!conn.Send(put)) {
           Fail("producer: send failed");
         } else if (closed_loop) {
           read_reply();
