@@ -102,6 +102,7 @@ class Broker {
   Status RestoreJobs(int64_t now_ms);
   bool RestoreReady(const store::ReadyKey& key, const v1::ReadyEntry& entry,
                     Turn& scratch);
+  void AdoptRunning(uint64_t job_id, const JobMeta& job, int64_t now_ms);
   void RestoreLease(uint64_t job_id, JobMeta& job, const v1::LeaseRecord& lease,
                     int64_t now_ms);
   Status RestoreIdempotency(int64_t now_ms);
@@ -233,6 +234,7 @@ class Broker {
   uint64_t total_queued_ = 0;        // READY + SCHEDULED, everyone
   uint64_t next_job_id_ = 1;
   uint64_t reserved_job_id_ = 1;     // ids below this are reserved on disk
+  int64_t restored_ms_ = 0;          // when Restore ran (CheckOrAdoptLease)
   uint64_t next_seq_ = 1;            // ready-key sequence
   std::mt19937_64 random_;           // lease tokens and backoff jitter
 };

@@ -42,20 +42,18 @@ Status Broker::CheckLease(uint64_t job_id, uint64_t token) const {
 // the store never saw, for a job restored READY. Refusing its report would
 // make the job run twice; the store cannot tell that lease from a forged
 // one, and this broker has no other check of who a worker is, so the first
-// report of a job READY since the restart and not leased since is taken as
-// its lease, under the token the worker holds.
+// report of such a job is taken as its lease, under the token the worker
+// holds. Only until the lost lease would have lapsed: it was granted
+// before the restart, so it ended within a lease duration after it.
 Status Broker::CheckOrAdoptLease(uint64_t job_id, uint64_t token,
                                  int64_t now_ms, Turn& turn) {
   JobMeta* job = jobs_.Find(job_id);
   if (job != nullptr && job->state == v1::JOB_STATE_READY && job->adoptable &&
-      token != 0) {
+      token != 0 && now_ms <= restored_ms_ + job->lease_ms) {
     ExpectOk(scheduler_->Cancel(job->tenant, job->pool, job_id),
              "take an adopted job off its queue", job_id);
     StartLease(job_id, *job, token, "", now_ms, turn);
-    ExpectOk(scheduler_->AdoptRunning({job_id, job->tenant, job->pool,
-                                       job->priority, job->declared_cost()}),
-             "adopt a lease", job_id);
-    metrics_.LeaseAdopted(job->tenant, job->pool, now_ms);
+    AdoptRunning(job_id, *job, now_ms);
     LogJob(spdlog::level::info, "lease adopted after a restart", job_id);
   }
   return LeaseStatus(job, job_id, token);

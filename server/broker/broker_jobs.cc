@@ -8,7 +8,10 @@ namespace fairq::server {
 namespace {
 
 // Ids are reserved on disk a block at a time, so a restart never hands out
-// an id (and so a lease) that an old worker may still hold.
+// an id (and so a lease) that an old worker may still hold. The exception
+// is a job whose enqueue was never acknowledged: leased and answered before
+// its turn was applied (Turn::replies_before_apply), it can be lost in a
+// crash with the reservation that covered it.
 constexpr uint64_t kIdBlock = 1 << 16;
 
 double Seconds(int64_t ms) { return static_cast<double>(ms) / 1000.0; }

@@ -136,6 +136,7 @@ const std::string& Broker::StartLease(uint64_t job_id, JobMeta& job,
                                       int64_t now_ms, Turn& turn) {
   Leave(job_id, job, turn);
   job.state = v1::JOB_STATE_LEASED;
+  job.adoptable = false;
   ++job.attempts;
   job.token = token;
   job.at_ms = now_ms + job.lease_ms;

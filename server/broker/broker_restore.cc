@@ -20,6 +20,7 @@ void RecordMissing(const char* index, uint64_t job_id) {
 }  // namespace
 
 Status Broker::Restore(int64_t now_ms, Turn& turn) {
+  restored_ms_ = now_ms;
   for (const sched::OrgConfig& org : config_.orgs) {
     StatusOr<sched::OrgId> set = scheduler_->SetOrg(org);
     if (!set.ok()) return set.status();
@@ -179,7 +180,10 @@ Status Broker::RestoreJobs(int64_t now_ms) {
       place_ready_until(record.enqueued_unix_ms());
       MakeReady(id, job, record.enqueued_unix_ms(), scratch,
                 /*since_enqueue=*/true);
-      job.adoptable = true;
+      // Only such a job can have had a lease answered before it was written
+      // (its spec was in the payload cache), unless its tenant was paused:
+      // the pause was written after any grant before it.
+      job.adoptable = !tenants_[job.tenant].config.paused();
     }
     return true;
   }));
@@ -214,7 +218,6 @@ bool Broker::RestoreReady(const store::ReadyKey& key,
   jobs_.SetLastError(entry.job_id(), entry.last_error());
   next_seq_ = key.seq;  // MakeReady keeps the stored key's sequence
   MakeReady(entry.job_id(), *job, entry.ready_unix_ms(), scratch);
-  job->adoptable = true;
   return true;
 }
 
@@ -229,10 +232,16 @@ void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
   job.at_ms = std::max(lease.deadline_unix_ms(), now_ms + job.lease_ms);
   jobs_.SetLastError(job_id, lease.last_error());
   ++DepthOf(job.tenant, job.pool).leased;
-  ExpectOk(scheduler_->AdoptRunning({job_id, job.tenant, job.pool,
-                                     job.priority, job.declared_cost()}),
-           "restore a lease", job_id);
   lease_timers_.push({job.at_ms, job_id, job.token});
+  AdoptRunning(job_id, job, now_ms);
+}
+
+// A lease this run did not grant: the scheduler counts it as running, the
+// metrics as adopted.
+void Broker::AdoptRunning(uint64_t job_id, const JobMeta& job, int64_t now_ms) {
+  ExpectOk(scheduler_->AdoptRunning({job_id, job.tenant, job.pool, job.priority,
+                                     job.declared_cost()}),
+           "adopt a lease", job_id);
   metrics_.LeaseAdopted(job.tenant, job.pool, now_ms);
 }
 

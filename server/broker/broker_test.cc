@@ -47,7 +47,8 @@ class BrokerTest : public ::testing::Test {
   // the apply, apply and reply to what need not wait for the sync, sync and
   // reply to the rest.
   Status Commit(Turn& turn) {
-    for (Reply& reply : turn.replies_before_apply) reply(Status::Ok());
+    std::vector<Reply> early = std::move(turn.replies_before_apply);
+    for (Reply& reply : early) reply(Status::Ok());
     std::vector<store::WriteBatch> batches;
     batches.push_back(std::move(turn.batch));
     Status status = store_->Apply(batches);
@@ -128,6 +129,44 @@ class BrokerTest : public ::testing::Test {
                                       [&](const Status& s) { done = s; }};
     Turn1(&command);
     return *done;
+  }
+  // A lease granted and answered, whose turn is then dropped unapplied, as
+  // a process crash would drop it; returns its token.
+  uint64_t LeaseNotWritten() {
+    auto call = NewLeaseCall();
+    Command command = LeaseCommandFor(call.get());
+    Turn turn(store_->NewBatch());
+    broker_->Handle(command, now_, turn);
+    EXPECT_EQ(turn.replies_before_apply.size(), 1u);
+    for (Reply& reply : turn.replies_before_apply) reply(Status::Ok());
+    EXPECT_TRUE(call->done && call->done->ok());
+    return call->response.jobs_size() ? call->response.jobs(0).lease_token()
+                                      : 0;
+  }
+  Status Heartbeat(uint64_t job, uint64_t token) {
+    v1::HeartbeatRequest request;
+    request.set_job_id(job);
+    request.set_lease_token(token);
+    v1::HeartbeatResponse response;
+    std::optional<Status> done;
+    Command command = HeartbeatCommand{&request, &response,
+                                       [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    return *done;
+  }
+  int32_t FailCode(uint64_t job, uint64_t token) {
+    v1::FailRequest request;
+    v1::Failure* failure = request.add_failures();
+    failure->set_job_id(job);
+    failure->set_lease_token(token);
+    failure->set_retryable(true);
+    v1::AckResponse response;
+    std::optional<Status> done;
+    Command command =
+        FailCommand{&request, &response, [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    EXPECT_TRUE(done && done->ok());
+    return response.results_size() ? response.results(0).code() : -1;
   }
   int32_t CompleteCode(uint64_t job, uint64_t token) {
     v1::AckResponse response;
@@ -375,7 +414,8 @@ TEST_F(BrokerTest, ALeaseRepliesBeforeTheApplyUnlessItReadsTheStore) {
     EXPECT_EQ(call->response.jobs(0).job().id(), want);
     EXPECT_EQ(turn.replies_before_apply.size(), want == cached ? 1u : 0u);
     EXPECT_EQ(turn.replies_before_sync.size(), want == stored ? 1u : 0u);
-    for (Reply& reply : turn.replies_before_apply) reply(Status::Ok());
+    std::vector<Reply> early = std::move(turn.replies_before_apply);
+    for (Reply& reply : early) reply(Status::Ok());
     EXPECT_EQ(call->done.has_value(), want == cached);
     ASSERT_TRUE(Commit(turn).ok());
     ASSERT_TRUE(call->done && call->done->ok());
@@ -383,42 +423,63 @@ TEST_F(BrokerTest, ALeaseRepliesBeforeTheApplyUnlessItReadsTheStore) {
   }
 }
 
-// A lease answered before its batch was applied, then a process crash: the
-// store never saw the lease, but its worker holds it. Its report after the
-// restart adopts the lease instead of running the job a second time.
+// Leases answered before their batch was applied, then a process crash:
+// the store never saw them, but their workers hold them. A worker's first
+// report after the restart (Heartbeat, Complete or Fail) adopts its lease
+// instead of running the job a second time.
 TEST_F(BrokerTest, ALeaseLostBeforeItsWriteIsAdoptedByItsWorkerAfterARestart) {
   const auto stale = static_cast<int32_t>(StatusCode::kFailedPrecondition);
-  uint64_t lost = Enqueue("a");
-  uint64_t released = Enqueue("a");
-  uint64_t tokens[2];
-  for (uint64_t& token : tokens) {
-    auto call = NewLeaseCall();
-    Command command = LeaseCommandFor(call.get());
-    Turn turn(store_->NewBatch());
-    broker_->Handle(command, now_, turn);
-    ASSERT_EQ(turn.replies_before_apply.size(), 1u);
-    turn.replies_before_apply[0](Status::Ok());
-    ASSERT_TRUE(call->done && call->done->ok());
-    token = call->response.jobs(0).lease_token();
-  }  // neither turn is committed
+  std::vector<uint64_t> ids;
+  std::vector<uint64_t> tokens;
+  for (int i = 0; i < 4; ++i) ids.push_back(Enqueue("a"));
+  for (int i = 0; i < 4; ++i) tokens.push_back(LeaseNotWritten());
   Reopen();
-  EXPECT_EQ(Stats("a").ready(), 2u);
-  EXPECT_EQ(CompleteCode(lost, tokens[0]), 0);
+  EXPECT_EQ(Stats("a").ready(), 4u);
+
+  EXPECT_EQ(CompleteCode(ids[0], tokens[0]), 0);
+  EXPECT_EQ(Heartbeat(ids[1], tokens[1]).code(), StatusCode::kOk);
+  EXPECT_EQ(Stats("a").leased(), 1u);
+  EXPECT_EQ(CompleteCode(ids[1], tokens[1]), 0);  // now a lease like others
+  EXPECT_EQ(FailCode(ids[2], tokens[2]), 0);
+  EXPECT_EQ(Stats("a").scheduled(), 1u);  // a retry, after its backoff
   EXPECT_EQ(Stats("a").ready(), 1u);
   // Leased again after the restart: the old token is stale, as always.
   auto again = Lease();
   ASSERT_EQ(again->response.jobs_size(), 1);
-  EXPECT_EQ(again->response.jobs(0).job().id(), released);
+  EXPECT_EQ(again->response.jobs(0).job().id(), ids[3]);
   EXPECT_EQ(again->response.jobs(0).job().attempts(), 1u);
-  EXPECT_EQ(CompleteCode(released, tokens[1]), stale);
+  EXPECT_EQ(CompleteCode(ids[3], tokens[3]), stale);
   // Back in its queue, the job is no longer one the crash may have left
   // leased: a report for it is refused.
   Command undelivered = LeaseUndeliveredCommand{
-      {{released, again->response.jobs(0).lease_token()}}};
+      {{ids[3], again->response.jobs(0).lease_token()}}};
   Turn1(&undelivered);
-  EXPECT_EQ(CompleteCode(released, tokens[1]), stale);
+  EXPECT_EQ(CompleteCode(ids[3], tokens[3]), stale);
   // Nor is a job enqueued since the restart.
   EXPECT_EQ(CompleteCode(Enqueue("a"), 7), stale);
+}
+
+// What cannot have a lease lost that way is not adopted: a job requeued
+// with an entry of its own (its lease was written), a paused tenant's job
+// (the pause was written after any grant), and any job once a lease
+// duration has passed since the restart (a lost lease has lapsed by then).
+TEST_F(BrokerTest, OnlyJobsThatCanHaveALostLeaseAreAdopted) {
+  const auto stale = static_cast<int32_t>(StatusCode::kFailedPrecondition);
+  uint64_t requeued = Enqueue("a");
+  auto first = Lease();
+  Command undelivered = LeaseUndeliveredCommand{
+      {{requeued, first->response.jobs(0).lease_token()}}};
+  Turn1(&undelivered);
+  uint64_t paused = Enqueue("p");
+  uint64_t late = Enqueue("a");
+  v1::Tenant tenant;
+  Command pause = PauseTenantCommand{"p", true, &tenant, [](const Status&) {}};
+  Turn1(&pause);
+  Reopen();
+  EXPECT_EQ(CompleteCode(requeued, 7), stale);
+  EXPECT_EQ(CompleteCode(paused, 7), stale);
+  Advance(config_.default_lease_seconds * 1000 + 1);
+  EXPECT_EQ(CompleteCode(late, 7), stale);
 }
 
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {

@@ -60,9 +60,9 @@ struct JobMeta {
   // so (Restore treats a record with no index entry that way), which spares
   // two of the six index writes of a job that runs once.
   bool ready_entry : 1 = false;
-  // READY since the restart, never leased since: the lease the previous run
-  // granted it may have gone out unwritten, so a worker's report of it is
-  // adopted rather than refused (Broker::CheckOrAdoptLease).
+  // READY since its enqueue, restored so, and not leased since: the lease
+  // the previous run granted it may have gone out unwritten, so a worker's
+  // report of it is adopted rather than refused (Broker::CheckOrAdoptLease).
   bool adoptable : 1 = false;
 
   std::optional<double> declared_cost() const {

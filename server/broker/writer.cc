@@ -68,18 +68,22 @@ void Writer::Stop() {
 void Writer::ApplyLoop() {
   std::vector<Turn> turns;
   while (true) {
+    bool alone;
     {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [&] { return !pending_.empty() || stopping_; });
       if (pending_.empty()) return;  // stopping, and nothing left
       turns.swap(pending_);
+      // Judged when taken, before their lease replies run and a worker can
+      // answer them.
+      alone = !sync_busy_;
     }
     std::vector<Applied> applied = ApplyTurns(turns);
     turns.clear();
     {
       std::lock_guard lock(mu_);
       for (Applied& a : applied) {
-        a.alone = !sync_busy_;
+        a.alone = alone;
         applied_.push_back(std::move(a));
       }
     }
@@ -117,7 +121,8 @@ void Writer::SyncLoop() {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [&] { return !applied_.empty() || apply_done_; });
       if (applied_.empty()) return;  // the apply thread is gone: nothing left
-      sync_busy_ = true;
+      sync_busy_ = std::any_of(applied_.begin(), applied_.end(),
+                               [](const Applied& a) { return a.wrote; });
       PaceSync(lock);
       applied.swap(applied_);
     }

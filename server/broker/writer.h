@@ -16,14 +16,13 @@
 // dispatcher and so fills its command queue: back-pressure reaches the
 // clients as RESOURCE_EXHAUSTED.
 //
-// Syncs may be paced (`min_sync_interval`): a sync starts no sooner than
-// that after the previous one started, and every turn applied meanwhile
-// shares it. Only writes that have company wait: a write applied while the
-// sync thread was idle is synced at once, and so is one that comes at least
-// an interval after the last sync began, and everything while
-// max_turns_in_flight wait (Submit would block). A turn applied during a
-// sync waits for the next one, which starts an interval after the current
-// one started, or when it ends if that is later.
+// Syncs may be paced (`min_sync_interval`): writes that come while a sync
+// is under way have company, and wait for a sync that starts no sooner
+// than the interval after the running one started (or when it ends, if
+// later); every turn applied meanwhile shares it. A write that finds no
+// sync under way is synced at once, and so is one that comes at least an
+// interval after the last sync began, and everything while
+// max_turns_in_flight wait (Submit would block).
 #ifndef FAIRQ_SERVER_BROKER_WRITER_H_
 #define FAIRQ_SERVER_BROKER_WRITER_H_
 
@@ -79,16 +78,17 @@ class Writer {
   struct Applied {
     Status status;         // of the apply
     bool wrote;            // a turn that wrote nothing needs no fsync of its own
-    bool alone;            // applied while the sync thread had nothing to do
+    bool alone;            // taken for applying while no sync was under way
     double apply_seconds;  // of the apply this turn was written in
     std::vector<Reply> replies;
   };
 
   void ApplyLoop();
   void SyncLoop();
-  // Waits out the sync interval if a turn that wrote is pending; returns
-  // early when the apply thread is done (shutdown does not wait) or
-  // max_turns_in_flight are in flight (Submit would block).
+  // Waits out the sync interval if a pending turn that wrote came while a
+  // sync was under way; returns early when the apply thread is done
+  // (shutdown does not wait) or max_turns_in_flight are in flight (Submit
+  // would block).
   void PaceSync(std::unique_lock<std::mutex>& lock);
   // Applies `turns` and runs their before-sync replies; returns the rest.
   std::vector<Applied> ApplyTurns(std::vector<Turn>& turns);
@@ -105,8 +105,9 @@ class Writer {
   std::vector<Turn> pending_;     // submitted, not yet applied
   std::vector<Applied> applied_;  // applied, not yet synced
   size_t in_flight_ = 0;          // turns submitted whose replies have not run
-  bool sync_busy_ = false;        // the sync thread holds a group: waiting
-                                  // out the interval, or syncing
+  bool sync_busy_ = false;        // the sync thread holds a group that
+                                  // wrote: waiting out the interval, or
+                                  // syncing
   bool stopping_ = false;         // no more Submit calls
   bool apply_done_ = false;       // the apply thread has exited
   std::thread apply_thread_;

@@ -77,10 +77,11 @@ struct DaemonConfig {
   // Sync each write to disk before replying. false trades the last moments
   // of acknowledged work on power loss for throughput.
   bool sync = true;
-  // Least time between the starts of two syncs, in microseconds; writes
-  // that arrive while a sync runs share the next one (a write that finds no
-  // sync under way is synced at once). 0: sync as soon as the last one
-  // ended. Ignored without `sync`. 0..kMaxSyncIntervalUs.
+  // Writes that arrive while a sync runs wait for the next one, which
+  // starts this many microseconds after the running one started, and share
+  // it; a write that finds no sync under way is synced at once. 0: sync as
+  // soon as the last one ended. Ignored without `sync`.
+  // 0..kMaxSyncIntervalUs.
   uint32_t sync_min_interval_us = 1000;
   // The pacing in effect: none without sync, which has no fsync to space.
   uint32_t effective_sync_interval_us() const {

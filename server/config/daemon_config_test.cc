@@ -242,7 +242,7 @@ TEST(DaemonConfigTest, DescribeEffectiveListsTheValues) {
   StatusOr<DaemonConfig> paced = Parse("sync_min_interval_us: 2000\n");
   ASSERT_TRUE(paced.ok()) << paced.status().ToString();
   EXPECT_THAT(DescribeEffective(*paced),
-              HasSubstr("sync on (at most one per 2000 us)\n"));
+              HasSubstr("sync on (paced: 2000 us)\n"));
 }
 
 TEST(DaemonConfigTest, DescribeEffectiveShortensLongTenantLists) {

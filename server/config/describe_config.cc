@@ -102,8 +102,8 @@ std::string DescribeEffective(const DaemonConfig& c) {
                     std::to_string(c.metrics.max_tenant_series) + ")") +
          ", data_dir " + DataDir(c.data_dir) + ", sync " + OnOff(c.sync) +
          (c.effective_sync_interval_us() > 0
-              ? " (at most one per " +
-                    std::to_string(c.effective_sync_interval_us()) + " us)"
+              ? " (paced: " + std::to_string(c.effective_sync_interval_us()) +
+                    " us)"
               : "");
   out += "\njobs: lease " + std::to_string(c.default_lease_seconds) +
          " s, max_payload " + std::to_string(c.max_payload_bytes) +

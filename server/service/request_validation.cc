@@ -68,10 +68,15 @@ Status CheckName(std::string_view value, std::string_view prefix,
   return problem ? Invalid(prefix, name, *problem) : Status::Ok();
 }
 
+// A worker's measured runtime, as Complete and Fail report it.
+Status CheckRuntime(const Duration& runtime) {
+  return CheckDuration(runtime, 0,
+                       static_cast<int64_t>(sched::kMaxSeconds) * 1000, "",
+                       "runtime");
+}
+
 Status CheckFailure(const v1::Failure& failure) {
-  FAIRQ_RETURN_IF_ERROR(CheckDuration(
-      failure.runtime(), 0, static_cast<int64_t>(sched::kMaxSeconds) * 1000,
-      "", "runtime"));
+  FAIRQ_RETURN_IF_ERROR(CheckRuntime(failure.runtime()));
   if (failure.error().size() > kMaxErrorText) {
     return Invalid("", "error", "at most 4096 bytes");
   }
@@ -213,11 +218,8 @@ Status ValidateComplete(const v1::CompleteRequest& request,
   FAIRQ_RETURN_IF_ERROR(
       ValidateBatchSize(request.completions_size(), limits, "completions"));
   for (int i = 0; i < request.completions_size(); ++i) {
-    FAIRQ_RETURN_IF_ERROR(InItem(
-        CheckDuration(request.completions(i).runtime(), 0,
-                      static_cast<int64_t>(sched::kMaxSeconds) * 1000, "",
-                      "runtime"),
-        "completions", i));
+    FAIRQ_RETURN_IF_ERROR(InItem(CheckRuntime(request.completions(i).runtime()),
+                                 "completions", i));
   }
   return Status::Ok();
 }

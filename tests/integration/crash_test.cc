@@ -14,7 +14,7 @@
 //    worker heartbeats and completes it with the token it holds (a lease
 //    answered before its grant was written is adopted then), unless the
 //    job's enqueue itself was never acknowledged and is gone;
-//  - no job id is handed out twice, across restarts.
+//  - no acknowledged job's id is handed out twice, across restarts.
 //
 // Calls in flight at the crash have unknown outcomes and are treated as
 // such: an unacknowledged enqueue may or may not exist; a Complete sent but
@@ -336,7 +336,7 @@ void CompleteSurvivingLeases(FairqdProcess& fairqd, Ledger& ledger,
   }
   std::printf(
       "[ crash    ] live workers completed %zu held + %zu unsure "
-      "leases after the restart (%zu adopted, the log says)\n",
+      "leases after the restart (%zu adopted so far, the log says)\n",
       ledger.held.size(), ledger.unsure.size(),
       Occurrences(fairqd.Log(), "lease adopted after a restart"));
   ledger.held.clear();
