@@ -56,7 +56,8 @@ class Metrics {
   // A lease was granted after the job waited `wait_ms` in READY.
   virtual void LeaseStarted(uint32_t tenant, uint32_t pool, int64_t wait_ms,
                             int64_t now_ms) = 0;
-  // A lease restored at startup: it holds a slot but was granted before.
+  // A lease this run did not grant (restored at startup, or adopted from
+  // its worker after it): it holds a slot but was granted before.
   virtual void LeaseAdopted(uint32_t tenant, uint32_t pool, int64_t now_ms) = 0;
   // A leased attempt ended (completed, failed, lapsed or never delivered)
   // after the worker-seconds `runtime_s` it reported (the lease length for
