@@ -54,15 +54,6 @@ class SimulateCommandTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-int Count(const std::string& text, const std::string& needle) {
-  int count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++count;
-  }
-  return count;
-}
-
 const std::string kFlood = std::string(FAIRQ_SCENARIO_DIR) + "/flood.yaml";
 
 TEST_F(SimulateCommandTest, FloodJsonHasFivePoliciesAndEveryTenant) {
@@ -72,27 +63,34 @@ TEST_F(SimulateCommandTest, FloodJsonHasFivePoliciesAndEveryTenant) {
   EXPECT_EQ(run.out.rfind("{\"scenario\": \"flood\", \"results\": [", 0), 0u)
       << run.out;
   EXPECT_EQ(run.out.substr(run.out.size() - 2), "}\n");
-  EXPECT_EQ(Count(run.out, "\n"), 1);  // exactly one JSON object
-  EXPECT_EQ(Count(run.out, "\"policy\": "), 5);
+  EXPECT_EQ(fairq::testing::CountOf(run.out, "\n"),
+            1);  // exactly one JSON object
+  EXPECT_EQ(fairq::testing::CountOf(run.out, "\"policy\": "), 5);
   for (const char* policy : {"fifo", "rr", "hard-cap", "wc-cap", "drr"}) {
-    EXPECT_EQ(Count(run.out, "\"policy\": \"" + std::string(policy) + "\""), 1)
+    EXPECT_EQ(fairq::testing::CountOf(
+                  run.out, "\"policy\": \"" + std::string(policy) + "\""),
+              1)
         << policy;
   }
   for (const char* tenant : {"A", "B", "C"}) {
-    EXPECT_EQ(Count(run.out, "\"tenant\": \"" + std::string(tenant) + "\""), 5)
+    EXPECT_EQ(fairq::testing::CountOf(
+                  run.out, "\"tenant\": \"" + std::string(tenant) + "\""),
+              5)
         << tenant;
   }
-  EXPECT_EQ(Count(run.out, "\"utilization\": "), 5);
-  EXPECT_EQ(Count(run.out, "\"wait_p99_s\": "), 15);
-  EXPECT_EQ(Count(run.out, "{"), Count(run.out, "}"));
-  EXPECT_EQ(Count(run.out, "["), Count(run.out, "]"));
+  EXPECT_EQ(fairq::testing::CountOf(run.out, "\"utilization\": "), 5);
+  EXPECT_EQ(fairq::testing::CountOf(run.out, "\"wait_p99_s\": "), 15);
+  EXPECT_EQ(fairq::testing::CountOf(run.out, "{"),
+            fairq::testing::CountOf(run.out, "}"));
+  EXPECT_EQ(fairq::testing::CountOf(run.out, "["),
+            fairq::testing::CountOf(run.out, "]"));
 }
 
 TEST_F(SimulateCommandTest, RepeatedPolicyFlagsRunThoseInOrder) {
   Outcome run =
       Fairqctl("simulate --policy drr --policy fifo '" + kFlood + "' --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(Count(run.out, "\"policy\": "), 2);
+  EXPECT_EQ(fairq::testing::CountOf(run.out, "\"policy\": "), 2);
   EXPECT_LT(run.out.find("\"drr\""), run.out.find("\"fifo\""));
 }
 
@@ -100,7 +98,7 @@ TEST_F(SimulateCommandTest, HumanTableHasOneRowPerPolicyAndTenant) {
   Outcome run = Fairqctl("simulate '" + kFlood + "'");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("wait p99 (s)"), std::string::npos) << run.out;
-  EXPECT_EQ(Count(run.out, " utilisation "), 5);
+  EXPECT_EQ(fairq::testing::CountOf(run.out, " utilisation "), 5);
 }
 
 TEST_F(SimulateCommandTest, BadScenarioNamesFileLineAndField) {

@@ -20,6 +20,8 @@
 // such: an unacknowledged enqueue may or may not exist; a Complete sent but
 // unanswered may or may not have happened (it is retried after the restart
 // and must then succeed or find the job gone).
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -31,10 +33,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "google/protobuf/util/time_util.h"
 #include "tests/integration/fairqd_process.h"
+#include "tests/integration/run_command.h"
 
 namespace fairq::testing {
 namespace {
@@ -289,15 +290,6 @@ HeldLease LeaseKeptJob(FairqdProcess& fairqd) {
   return {leased.jobs(0).job().id(), leased.jobs(0).lease_token()};
 }
 
-size_t Occurrences(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + what.size())) {
-    ++n;
-  }
-  return n;
-}
-
 // After a restart: the live workers report what they held.
 void CompleteSurvivingLeases(FairqdProcess& fairqd, Ledger& ledger,
                              HeldLease kept) {
@@ -336,9 +328,9 @@ void CompleteSurvivingLeases(FairqdProcess& fairqd, Ledger& ledger,
   }
   std::printf(
       "[ crash    ] live workers completed %zu held + %zu unsure "
-      "leases after the restart (%zu adopted so far, the log says)\n",
+      "leases after the restart (%d adopted so far, the log says)\n",
       ledger.held.size(), ledger.unsure.size(),
-      Occurrences(fairqd.Log(), "lease adopted after a restart"));
+      CountOf(fairqd.Log(), "lease adopted after a restart"));
   ledger.held.clear();
   ledger.unsure.clear();
 }

@@ -20,4 +20,13 @@ CommandResult RunCommand(const std::string& command_line) {
   return result;
 }
 
+int CountOf(const std::string& text, const std::string& what) {
+  int count = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + what.size())) {
+    ++count;
+  }
+  return count;
+}
+
 }  // namespace fairq::testing

@@ -17,6 +17,10 @@ struct CommandResult {
 
 CommandResult RunCommand(const std::string& command_line);
 
+// How often `what` occurs in `text` (a command's output, a log), not
+// counting overlaps.
+int CountOf(const std::string& text, const std::string& what);
+
 }  // namespace fairq::testing
 
 #endif  // FAIRQ_TESTS_INTEGRATION_RUN_COMMAND_H_
