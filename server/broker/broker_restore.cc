@@ -181,9 +181,9 @@ Status Broker::RestoreJobs(int64_t now_ms) {
       MakeReady(id, job, record.enqueued_unix_ms(), scratch,
                 /*since_enqueue=*/true);
       // Only such a job can have had a lease answered before it was written
-      // (its spec was in the payload cache), unless its tenant was paused:
-      // the pause was written after any grant before it.
-      job.adoptable = !tenants_[job.tenant].config.paused();
+      // (its spec was in the payload cache). Even in a tenant the store has
+      // paused: a resume may have been lost in the crash with the grant.
+      job.adoptable = true;
     }
     return true;
   }));

@@ -460,9 +460,9 @@ TEST_F(BrokerTest, ALeaseLostBeforeItsWriteIsAdoptedByItsWorkerAfterARestart) {
 }
 
 // What cannot have a lease lost that way is not adopted: a job requeued
-// with an entry of its own (its lease was written), a paused tenant's job
-// (the pause was written after any grant), and any job once a lease
-// duration has passed since the restart (a lost lease has lapsed by then).
+// with an entry of its own (its lease was written), and any job once a
+// lease duration has passed since the restart (a lost lease has lapsed by
+// then).
 TEST_F(BrokerTest, OnlyJobsThatCanHaveALostLeaseAreAdopted) {
   const auto stale = static_cast<int32_t>(StatusCode::kFailedPrecondition);
   uint64_t requeued = Enqueue("a");
@@ -470,14 +470,9 @@ TEST_F(BrokerTest, OnlyJobsThatCanHaveALostLeaseAreAdopted) {
   Command undelivered = LeaseUndeliveredCommand{
       {{requeued, first->response.jobs(0).lease_token()}}};
   Turn1(&undelivered);
-  uint64_t paused = Enqueue("p");
   uint64_t late = Enqueue("a");
-  v1::Tenant tenant;
-  Command pause = PauseTenantCommand{"p", true, &tenant, [](const Status&) {}};
-  Turn1(&pause);
   Reopen();
   EXPECT_EQ(CompleteCode(requeued, 7), stale);
-  EXPECT_EQ(CompleteCode(paused, 7), stale);
   Advance(config_.default_lease_seconds * 1000 + 1);
   EXPECT_EQ(CompleteCode(late, 7), stale);
 }

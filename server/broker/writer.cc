@@ -74,9 +74,11 @@ void Writer::ApplyLoop() {
       changed_.wait(lock, [&] { return !pending_.empty() || stopping_; });
       if (pending_.empty()) return;  // stopping, and nothing left
       turns.swap(pending_);
-      // Judged when taken, before their lease replies run and a worker can
-      // answer them.
-      alone = !sync_busy_;
+      // Judged when taken: company is a sync under way, or groups that
+      // wrote waiting for the sync thread to take them.
+      alone =
+          !sync_busy_ && std::none_of(applied_.begin(), applied_.end(),
+                                      [](const Applied& a) { return a.wrote; });
     }
     std::vector<Applied> applied = ApplyTurns(turns);
     turns.clear();

@@ -184,6 +184,29 @@ TEST_F(WriterTest, PacingDoesNotDelayAWriteThatComesAlone) {
   writer.Stop();
 }
 
+// The sync thread is idle again once its sync is done, before it runs the
+// replies: a producer that writes again on its acknowledgement (here while
+// the test holds that reply) has no company, and is synced at once.
+TEST_F(WriterTest, AWriteDuringTheRepliesOfASyncIsSyncedAtOnce) {
+  Writer writer(store_.get(), 16, std::chrono::hours(1));
+  writer.Start();
+  std::promise<void> replying;
+  std::promise<void> release;
+  Turn first(store_->NewBatch());
+  first.batch.PutPool("t1", v1::PoolRecord());
+  first.replies.push_back([&](const Status&) {
+    replying.set_value();
+    release.get_future().wait();
+  });
+  writer.Submit(std::move(first));
+  ASSERT_EQ(replying.get_future().wait_for(kBound), std::future_status::ready);
+  Submitted second = SubmitWatched(writer, "t2");
+  ASSERT_EQ(second.lease.wait_for(kBound), std::future_status::ready);
+  release.set_value();
+  EXPECT_EQ(second.ack.wait_for(kBound), std::future_status::ready);
+  writer.Stop();
+}
+
 // Pacing never holds the dispatcher for the interval: once
 // max_turns_in_flight wait for their sync, it starts at once, which makes
 // room for the next Submit.

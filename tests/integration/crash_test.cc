@@ -47,6 +47,8 @@ using Clock = std::chrono::steady_clock;
 // their workers come back right after the restart, and leases whose reply
 // was lost in the crash come back within seconds; a short backoff and many
 // attempts, so those lapses never make a job DEAD.
+// A lease lost before its write is adopted only within a lease duration of
+// the restart (docs/api.md): CompleteSurvivingLeases runs right after it.
 constexpr int kLeaseSeconds = 5;
 constexpr uint32_t kMaxAttempts = 1000;
 // Where the crash lands, in acknowledged operations (jobs enqueued plus jobs

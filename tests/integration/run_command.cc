@@ -21,6 +21,7 @@ CommandResult RunCommand(const std::string& command_line) {
 }
 
 int CountOf(const std::string& text, const std::string& what) {
+  if (what.empty()) return 0;
   int count = 0;
   for (size_t at = text.find(what); at != std::string::npos;
        at = text.find(what, at + what.size())) {
