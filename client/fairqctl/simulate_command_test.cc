@@ -12,6 +12,8 @@
 
 namespace {
 
+using fairq::testing::CountOf;
+
 struct Outcome {
   int exit_code = -1;
   std::string out;
@@ -63,34 +65,29 @@ TEST_F(SimulateCommandTest, FloodJsonHasFivePoliciesAndEveryTenant) {
   EXPECT_EQ(run.out.rfind("{\"scenario\": \"flood\", \"results\": [", 0), 0u)
       << run.out;
   EXPECT_EQ(run.out.substr(run.out.size() - 2), "}\n");
-  EXPECT_EQ(fairq::testing::CountOf(run.out, "\n"),
-            1);  // exactly one JSON object
-  EXPECT_EQ(fairq::testing::CountOf(run.out, "\"policy\": "), 5);
+  EXPECT_EQ(CountOf(run.out, "\n"), 1);  // exactly one JSON object
+  EXPECT_EQ(CountOf(run.out, "\"policy\": "), 5);
   for (const char* policy : {"fifo", "rr", "hard-cap", "wc-cap", "drr"}) {
-    EXPECT_EQ(fairq::testing::CountOf(
-                  run.out, "\"policy\": \"" + std::string(policy) + "\""),
+    EXPECT_EQ(CountOf(run.out, "\"policy\": \"" + std::string(policy) + "\""),
               1)
         << policy;
   }
   for (const char* tenant : {"A", "B", "C"}) {
-    EXPECT_EQ(fairq::testing::CountOf(
-                  run.out, "\"tenant\": \"" + std::string(tenant) + "\""),
+    EXPECT_EQ(CountOf(run.out, "\"tenant\": \"" + std::string(tenant) + "\""),
               5)
         << tenant;
   }
-  EXPECT_EQ(fairq::testing::CountOf(run.out, "\"utilization\": "), 5);
-  EXPECT_EQ(fairq::testing::CountOf(run.out, "\"wait_p99_s\": "), 15);
-  EXPECT_EQ(fairq::testing::CountOf(run.out, "{"),
-            fairq::testing::CountOf(run.out, "}"));
-  EXPECT_EQ(fairq::testing::CountOf(run.out, "["),
-            fairq::testing::CountOf(run.out, "]"));
+  EXPECT_EQ(CountOf(run.out, "\"utilization\": "), 5);
+  EXPECT_EQ(CountOf(run.out, "\"wait_p99_s\": "), 15);
+  EXPECT_EQ(CountOf(run.out, "{"), CountOf(run.out, "}"));
+  EXPECT_EQ(CountOf(run.out, "["), CountOf(run.out, "]"));
 }
 
 TEST_F(SimulateCommandTest, RepeatedPolicyFlagsRunThoseInOrder) {
   Outcome run =
       Fairqctl("simulate --policy drr --policy fifo '" + kFlood + "' --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(fairq::testing::CountOf(run.out, "\"policy\": "), 2);
+  EXPECT_EQ(CountOf(run.out, "\"policy\": "), 2);
   EXPECT_LT(run.out.find("\"drr\""), run.out.find("\"fifo\""));
 }
 
@@ -98,7 +95,7 @@ TEST_F(SimulateCommandTest, HumanTableHasOneRowPerPolicyAndTenant) {
   Outcome run = Fairqctl("simulate '" + kFlood + "'");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("wait p99 (s)"), std::string::npos) << run.out;
-  EXPECT_EQ(fairq::testing::CountOf(run.out, " utilisation "), 5);
+  EXPECT_EQ(CountOf(run.out, " utilisation "), 5);
 }
 
 TEST_F(SimulateCommandTest, BadScenarioNamesFileLineAndField) {

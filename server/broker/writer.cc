@@ -76,9 +76,7 @@ void Writer::ApplyLoop() {
       turns.swap(pending_);
       // Judged when taken: company is a sync under way, or groups that
       // wrote waiting for the sync thread to take them.
-      alone =
-          !sync_busy_ && std::none_of(applied_.begin(), applied_.end(),
-                                      [](const Applied& a) { return a.wrote; });
+      alone = !sync_busy_ && !AnyWrote(applied_);
     }
     std::vector<Applied> applied = ApplyTurns(turns);
     turns.clear();
@@ -123,8 +121,7 @@ void Writer::SyncLoop() {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [&] { return !applied_.empty() || apply_done_; });
       if (applied_.empty()) return;  // the apply thread is gone: nothing left
-      sync_busy_ = std::any_of(applied_.begin(), applied_.end(),
-                               [](const Applied& a) { return a.wrote; });
+      sync_busy_ = AnyWrote(applied_);
       PaceSync(lock);
       applied.swap(applied_);
     }
@@ -162,6 +159,11 @@ void Writer::SyncLoop() {
     changed_.notify_all();
     applied.clear();
   }
+}
+
+bool Writer::AnyWrote(const std::vector<Applied>& applied) {
+  return std::any_of(applied.begin(), applied.end(),
+                     [](const Applied& a) { return a.wrote; });
 }
 
 void Writer::PaceSync(std::unique_lock<std::mutex>& lock) {

@@ -90,6 +90,7 @@ class Writer {
   // (shutdown does not wait) or max_turns_in_flight are in flight (Submit
   // would block).
   void PaceSync(std::unique_lock<std::mutex>& lock);
+  static bool AnyWrote(const std::vector<Applied>& applied);
   // Applies `turns` and runs their before-sync replies; returns the rest.
   std::vector<Applied> ApplyTurns(std::vector<Turn>& turns);
   static void LogFirstFailure(const Status& status, bool was_failed,
