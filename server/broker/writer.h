@@ -17,11 +17,11 @@
 // clients as RESOURCE_EXHAUSTED.
 //
 // Syncs may be paced (`min_sync_interval`): writes that come while a sync
-// is under way have company, and wait for a sync that starts no sooner
-// than the interval after the running one started (or when it ends, if
-// later); every turn applied meanwhile shares it. A write that finds no
-// sync under way is synced at once, and so is one that comes at least an
-// interval after the last sync began, and everything while
+// is under way (or while others wait for one) have company, and wait for a sync
+// that starts no sooner than the interval after the running one started (or
+// when it ends, if later); every turn applied meanwhile shares it. A write that
+// finds no sync under way is synced at once, and so is one that comes at least
+// an interval after the last sync began, and everything while
 // max_turns_in_flight wait (Submit would block).
 #ifndef FAIRQ_SERVER_BROKER_WRITER_H_
 #define FAIRQ_SERVER_BROKER_WRITER_H_
