@@ -68,6 +68,10 @@ JobMeta Broker::MetaFor(const v1::JobSpec& spec, uint32_t tenant,
 
 Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
                           v1::EnqueueResult* result) {
+  if (StartMs(spec, now_ms) - now_ms > kMaxScheduleAheadMs) {
+    return InvalidArgument("not_before: at most 365 days ahead, got " +
+                           TimeUtil::ToString(spec.not_before()));
+  }
   StatusOr<sched::TenantId> tenant = FindOrCreateTenant(spec.tenant(), turn);
   if (!tenant.ok()) {
     if (tenant.status().code() == StatusCode::kNotFound) {

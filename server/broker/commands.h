@@ -3,11 +3,13 @@
 // until `done` runs) and `done`, which finishes the call.
 //
 // Threading: built on a gRPC thread, moved through the dispatcher's queue,
-// handled on the dispatcher thread; `done` runs on a writer thread: after
-// the command's turn is durable (or failed) on the sync thread, or, for a
-// Lease that got jobs, once the turn is applied, on the apply thread (a lease
-// may be forgotten by a power loss: the job is redelivered). A command never
-// runs `done` twice, and every command runs it exactly once, even at shutdown.
+// handled on the dispatcher thread; `done` runs after the command's turn is
+// durable (or failed), on the writer's sync thread; for a Lease that got
+// jobs, earlier (a lease may be forgotten by a power loss: the job is
+// redelivered): on the dispatcher thread once it hands the turn to the
+// writer when every spec came from the payload cache, else on the apply
+// thread once the turn is applied. A command never runs `done` twice, and
+// every command runs it exactly once, even at shutdown.
 #ifndef FAIRQ_SERVER_BROKER_COMMANDS_H_
 #define FAIRQ_SERVER_BROKER_COMMANDS_H_
 
@@ -23,6 +25,10 @@
 #include "metrics/broker_state.h"
 
 namespace fairq::server {
+
+// How far ahead of its enqueue a job may be scheduled, by `delay` or
+// `not_before`.
+inline constexpr int64_t kMaxScheduleAheadMs = 365LL * 24 * 3600 * 1000;
 
 // Finishes an RPC with the operation's status.
 using Done = std::function<void(const Status&)>;

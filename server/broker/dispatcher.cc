@@ -2,10 +2,20 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
 namespace fairq::server {
+namespace {
+
+// The loop sleeps at most this long, even when its next timer is further
+// out (a job scheduled months ahead, or restored with a far not_before):
+// waking early costs one empty turn, while adding a distance of centuries to
+// steady_clock's nanoseconds would overflow.
+constexpr int64_t kLongestSleepMs = 3600 * 1000;
+
+}  // namespace
 
 int64_t NowUnixMs() {
   using namespace std::chrono;
@@ -60,7 +70,8 @@ void Dispatcher::Loop() {
     std::optional<std::chrono::steady_clock::time_point> wake;
     if (std::optional<int64_t> at = broker_->NextDeadline()) {
       wake = std::chrono::steady_clock::now() +
-             std::chrono::milliseconds(std::max<int64_t>(0, *at - NowUnixMs()));
+             std::chrono::milliseconds(
+                 std::clamp<int64_t>(*at - NowUnixMs(), 0, kLongestSleepMs));
     }
     commands.clear();
     open = queue_.PopAll(wake, &commands);

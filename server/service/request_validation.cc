@@ -7,6 +7,7 @@
 #include "base/format_number.h"
 #include "google/protobuf/util/time_util.h"
 #include "sched/types.h"
+#include "server/broker/commands.h"
 #include "server/config/daemon_config.h"
 #include "server/config/names.h"
 
@@ -43,12 +44,23 @@ bool IsValid(const google::protobuf::Timestamp& t) {
          t.nanos() >= 0 && t.nanos() < 1'000'000'000;
 }
 
+// Whether min_ms <= d <= max_ms, to the nanosecond: the broker passes a
+// runtime on at nanosecond precision, and one that only rounded into range
+// (a nanosecond below zero) would fail the scheduler's own check there.
+// REQUIRES: IsValid(d), max_ms <= 9e12 (so nanoseconds fit in int64).
+bool InRange(const Duration& d, int64_t min_ms, int64_t max_ms) {
+  if (d.seconds() < min_ms / 1000 - 1 || d.seconds() > max_ms / 1000 + 1) {
+    return false;
+  }
+  int64_t ns = TimeUtil::DurationToNanoseconds(d);
+  return ns >= min_ms * 1'000'000 && ns <= max_ms * 1'000'000;
+}
+
 // A Duration must be well formed and lie in [min_ms, max_ms].
 Status CheckDuration(const Duration& d, int64_t min_ms, int64_t max_ms,
                      std::string_view prefix, std::string_view name) {
   if (!IsValid(d)) return Invalid(prefix, name, "not a valid duration");
-  int64_t ms = TimeUtil::DurationToMilliseconds(d);
-  if (ms < min_ms || ms > max_ms || (ms == 0 && min_ms > 0)) {
+  if (!InRange(d, min_ms, max_ms)) {
     return Invalid(prefix, name,
                    "must be between " +
                        FormatNumber(static_cast<double>(min_ms) / 1000) +
@@ -83,10 +95,11 @@ Status CheckFailure(const v1::Failure& failure) {
   return Status::Ok();
 }
 
+// `not_before` is checked against kMaxScheduleAheadMs by the broker, which
+// has the enqueue's time.
 Status CheckSchedule(const v1::JobSpec& spec, std::string_view field) {
-  constexpr int64_t kYearMs = 365LL * 24 * 3600 * 1000;
   if (spec.has_delay()) {
-    return CheckDuration(spec.delay(), 0, kYearMs, field, "delay");
+    return CheckDuration(spec.delay(), 0, kMaxScheduleAheadMs, field, "delay");
   }
   if (spec.has_not_before() && !IsValid(spec.not_before())) {
     return Invalid(field, "not_before", "not a valid timestamp");

@@ -139,6 +139,14 @@ std::vector<BadSpec> BadSpecs() {
       {"negative delay",
        [](v1::JobSpec& s) { *s.mutable_delay() = Millis(-1000); },
        Code::INVALID_ARGUMENT, "job.delay"},
+      {"delay a nanosecond below 0",
+       [](v1::JobSpec& s) { s.mutable_delay()->set_nanos(-1); },
+       Code::INVALID_ARGUMENT, "job.delay"},
+      {"not_before in the year 9999",
+       [](v1::JobSpec& s) {
+         s.mutable_not_before()->set_seconds(253'402'300'799);
+       },
+       Code::INVALID_ARGUMENT, "not_before"},
       {"max_attempts 1001", [](v1::JobSpec& s) { s.set_max_attempts(1001); },
        Code::INVALID_ARGUMENT, "job.max_attempts"},
       {"idempotency key of 257 bytes",
@@ -307,6 +315,46 @@ TEST_F(BadInputTest, AcksAreChecked) {
   v1::HeartbeatResponse beat;
   EXPECT_EQ(Heartbeat(*worker_, 424242, 1, &beat).error_code(),
             grpc::StatusCode::NOT_FOUND);
+  ExpectStillServing();
+}
+
+// The broker takes a runtime at nanosecond precision: one that is out of
+// range only below a millisecond must be refused here, not reach the
+// scheduler's own check (which aborted fairqd). The lease stays intact.
+TEST_F(BadInputTest, RuntimesAreCheckedToTheNanosecond) {
+  uint64_t id = 0;
+  v1::JobSpec spec = Spec("known", "p");
+  spec.set_pool("gpu");
+  ASSERT_TRUE(Enqueue(*producer_, spec, &id).ok());
+  v1::LeaseResponse leased;
+  ASSERT_TRUE(Lease(*worker_, LeaseReq("w1", 5000, 1, {"gpu"}), &leased).ok());
+  ASSERT_EQ(leased.jobs_size(), 1);
+  const uint64_t token = leased.jobs(0).lease_token();
+
+  v1::CompleteRequest complete;
+  v1::Completion* done = complete.add_completions();
+  done->set_job_id(id);
+  done->set_lease_token(token);
+  done->mutable_runtime()->set_nanos(-1);
+  v1::AckResponse response;
+  grpc::Status status =
+      Call(*worker_, &v1::Worker::Stub::Complete, complete, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("completions[0].runtime"));
+
+  v1::FailRequest fail;
+  v1::Failure* failure = fail.add_failures();
+  failure->set_job_id(id);
+  failure->set_lease_token(token);
+  failure->mutable_runtime()->set_seconds(1'000'000'000);  // the most allowed
+  failure->mutable_runtime()->set_nanos(500'000);
+  status = Call(*worker_, &v1::Worker::Stub::Fail, fail, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("failures[0].runtime"));
+
+  v1::AckResult result;
+  ASSERT_TRUE(Complete(*worker_, id, token, &result).ok());
+  EXPECT_EQ(result.code(), grpc::StatusCode::OK);
   ExpectStillServing();
 }
 
