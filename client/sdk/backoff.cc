@@ -38,16 +38,29 @@ std::chrono::milliseconds Backoff::Next() {
       static_cast<int64_t>(std::llround(base * factor(random_))));
 }
 
+namespace {
+
+bool Retryable(Code code, RetryOn retry_on) {
+  return code == Code::kUnavailable ||
+         (code == Code::kResourceExhausted &&
+          retry_on == RetryOn::kUnavailableOrExhausted);
+}
+
+}  // namespace
+
 Status CallWithRetry(const RetryOptions& options,
                      const std::function<Status()>& attempt,
-                     const RetryWait& wait) {
+                     const RetryWait& wait, RetryOn retry_on) {
   Backoff backoff(options);
   for (int n = 1;; ++n) {
     Status status = attempt();
-    if (status.code() != Code::kUnavailable || n >= options.max_attempts) {
+    if (!Retryable(status.code(), retry_on) || n >= options.max_attempts) {
       return status;
     }
-    if (!wait(status, n, backoff.Next())) return status;
+    std::chrono::milliseconds delay =
+        std::max(backoff.Next(),
+                 status.retry_after().value_or(std::chrono::milliseconds(0)));
+    if (!wait(status, n, delay)) return status;
   }
 }
 

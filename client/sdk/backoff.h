@@ -1,5 +1,6 @@
 // Backoff and CallWithRetry: how the SDK repeats a call that failed with
-// UNAVAILABLE (see RetryOptions in fairq/client/job_spec.h).
+// UNAVAILABLE, or RESOURCE_EXHAUSTED where asked (see RetryOptions in
+// fairq/client/job_spec.h).
 //
 // A Backoff belongs to one caller at a time; CallWithRetry is reentrant.
 #ifndef FAIRQ_CLIENT_SDK_BACKOFF_H_
@@ -36,11 +37,20 @@ class Backoff {
 using RetryWait = std::function<bool(const Status& failure, int attempt,
                                      std::chrono::milliseconds delay)>;
 
-// Runs `attempt` until it returns anything but UNAVAILABLE, or
-// options.max_attempts attempts were made; the last status is returned.
+// Which failures CallWithRetry repeats. A producer's RESOURCE_EXHAUSTED is
+// an admission quota, its caller's to handle; a worker's reports have no
+// caller to hand it to, and for them it means the broker's command queue
+// was full for a moment.
+enum class RetryOn { kUnavailable, kUnavailableOrExhausted };
+
+// Runs `attempt` until it returns a failure that `retry_on` does not name,
+// or options.max_attempts attempts were made; the last status is returned.
+// The delay before the next attempt is the backoff's, or the failure's
+// retry_after if that is longer.
 Status CallWithRetry(const RetryOptions& options,
                      const std::function<Status()>& attempt,
-                     const RetryWait& wait);
+                     const RetryWait& wait,
+                     RetryOn retry_on = RetryOn::kUnavailable);
 
 }  // namespace fairq::client::internal
 

@@ -74,6 +74,32 @@ TEST(CallWithRetryTest, WaitCanGiveUp) {
   EXPECT_EQ(calls, 1);
 }
 
+TEST(CallWithRetryTest, RetriesResourceExhaustedWhenAskedAfterItsRetryAfter) {
+  RetryOptions options{3, milliseconds(10), milliseconds(10), 0};
+  int calls = 0;
+  std::vector<milliseconds> delays;
+  auto wait = [&](const Status&, int, milliseconds delay) {
+    delays.push_back(delay);
+    return true;
+  };
+  Status status = CallWithRetry(
+      options,
+      [&] {
+        ++calls;
+        if (calls == 1) return Status(Code::kResourceExhausted, "busy");
+        if (calls == 2) {
+          return Status(Code::kResourceExhausted, "quota", milliseconds(250));
+        }
+        return Status();
+      },
+      wait, RetryOn::kUnavailableOrExhausted);
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(calls, 3);
+  // The backoff's 10 ms, then the broker's longer retry_after.
+  EXPECT_EQ(delays,
+            (std::vector<milliseconds>{milliseconds(10), milliseconds(250)}));
+}
+
 TEST(ValidateRetryTest, NamesTheField) {
   RetryOptions options;
   options.max_backoff = milliseconds(1);

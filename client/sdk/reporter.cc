@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "client/sdk/backoff.h"
+#include "client/sdk/error_text.h"
 #include "client/sdk/grpc_util.h"
 
 namespace fairq::client::internal {
@@ -30,12 +31,13 @@ Reporter::~Reporter() {
   thread_.join();
 }
 
-void Reporter::Report(const RunningJob& job, Kind kind, std::string error,
+void Reporter::Report(const RunningJob& job, Kind kind, std::string_view error,
                       std::chrono::nanoseconds runtime) {
+  std::string text = ErrorText(error);
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(
-        Item{kind, job.context.id(), job.token, std::move(error), runtime});
+        Item{kind, job.context.id(), job.token, std::move(text), runtime});
   }
   queued_.notify_one();
 }
@@ -140,13 +142,15 @@ void Reporter::Tally(const std::vector<const Item*>& items,
 }
 
 Status Reporter::WithRetry(const std::function<Status()>& attempt) {
-  // Reports queued during the pause join the next call.
+  // Reports queued during the pause join the next call. A report given up
+  // on lets its lease lapse, which costs the job an attempt and a rerun.
   return CallWithRetry(
       options_->retry, attempt,
       [this](const Status&, int, std::chrono::milliseconds delay) {
         PauseReconnecting(*channel_, delay);
         return true;
-      });
+      },
+      RetryOn::kUnavailableOrExhausted);
 }
 
 }  // namespace fairq::client::internal

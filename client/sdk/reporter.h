@@ -1,6 +1,7 @@
 // Reporter: one thread that tells the broker how attempts ended. Reports
 // queue up while a call is in flight and go together in the next Complete
-// and Fail calls (at most 1,000 items each), retried on UNAVAILABLE.
+// and Fail calls (at most 1,000 items each), retried on UNAVAILABLE and
+// RESOURCE_EXHAUSTED.
 //
 // Thread-safe. The destructor sends everything queued, then stops.
 #ifndef FAIRQ_CLIENT_SDK_REPORTER_H_
@@ -11,6 +12,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -28,8 +30,9 @@ class Reporter {
            const WorkerOptions* options, Counters* counters);
   ~Reporter();
 
-  // kGiveBack is reported as a retryable failure.
-  void Report(const RunningJob& job, Kind kind, std::string error,
+  // kGiveBack is reported as a retryable failure. `error` goes as
+  // ErrorText makes it.
+  void Report(const RunningJob& job, Kind kind, std::string_view error,
               std::chrono::nanoseconds runtime);
 
  private:

@@ -141,6 +141,37 @@ TEST_F(WorkerTest, OutcomesMapToCompleteAndFail) {
   EXPECT_EQ(errors(), "");
 }
 
+// The broker refuses a whole Fail call for one error over 4 KiB, or one that
+// is not UTF-8; the worker sends such errors made fit instead.
+TEST_F(WorkerTest, ErrorsTooLongOrNotUtf8StillReachTheBroker) {
+  uint64_t longer = MustEnqueue(Job("t", "long"));
+  uint64_t binary = MustEnqueue(Job("t", "binary"));
+  std::atomic<int> handled{0};
+  std::promise<void> both_handled;
+  WorkerOptions options;
+  options.slots = 2;
+  auto worker = MakeWorker(options);
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker
+                  ->Start([&](JobContext& job) {
+                    if (++handled == 2) both_handled.set_value();
+                    return job.payload() == "long"
+                               ? Outcome::Retry(std::string(5000, 'e'))
+                               : Outcome::Retry("bad \xFF byte");
+                  })
+                  .ok());
+  std::future<void> done = both_handled.get_future();
+  ASSERT_TRUE(Arrives(done));
+  worker->Stop();
+
+  EXPECT_EQ(Lookup(longer).last_error(), std::string(4093, 'e') + "...");
+  EXPECT_EQ(Lookup(binary).last_error(), "bad \xEF\xBF\xBD byte");
+  WorkerStats stats = worker->stats();
+  EXPECT_EQ(stats.retried, 2u);
+  EXPECT_EQ(stats.report_errors, 0u);
+  EXPECT_EQ(errors(), "");
+}
+
 // Lease 1 s, handler 2.5 s: without heartbeats the lease would lapse and the
 // job run twice.
 TEST_F(WorkerTest, HeartbeatsKeepALongJobsLease) {

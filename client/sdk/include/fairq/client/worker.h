@@ -46,7 +46,8 @@ struct WorkerOptions {
   // Deadline of each Heartbeat, Complete and Fail call (Lease: lease_wait
   // plus this).
   std::chrono::milliseconds rpc_timeout{10'000};
-  // Complete and Fail are retried on UNAVAILABLE within this budget. Lease
+  // Complete and Fail are retried on UNAVAILABLE and RESOURCE_EXHAUSTED
+  // (the broker's command queue was full) within this budget. Lease
   // waits for a broker that is down (gRPC wait_for_ready) and is retried
   // with this backoff for as long as the worker runs.
   RetryOptions retry;
