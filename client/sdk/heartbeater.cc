@@ -8,10 +8,10 @@ namespace fairq::client::internal {
 
 Heartbeater::Heartbeater(v1::Worker::Stub* stub, const WorkerOptions* options,
                          Counters* counters)
-    : stub_(stub),
-      options_(options),
-      counters_(counters),
-      thread_([this] { Loop(); }) {}
+    : stub_(stub), options_(options), counters_(counters), thread_([this] {
+        worker_of_this_thread = options_;
+        Loop();
+      }) {}
 
 Heartbeater::~Heartbeater() {
   {

@@ -20,7 +20,10 @@ Reporter::Reporter(grpc::Channel* channel, v1::Worker::Stub* stub,
       stub_(stub),
       options_(options),
       counters_(counters),
-      thread_([this] { Loop(); }) {}
+      thread_([this] {
+        worker_of_this_thread = options_;
+        Loop();
+      }) {}
 
 Reporter::~Reporter() {
   {

@@ -32,6 +32,10 @@ constexpr milliseconds kMaxLeaseWait{30'000};
 // Below this a heartbeat interval would flood the broker (and it guards
 // against a lease deadline that clock skew puts in the past).
 constexpr milliseconds kMinHeartbeat{50};
+// The least pause of the lease loop after an error or an empty answer to a
+// call that did not wait, whatever the retry options say: the loop runs
+// as long as the worker, so it must not spin.
+constexpr milliseconds kMinLeasePause{100};
 
 Status Invalid(const std::string& field, const std::string& rule) {
   return Status(Code::kInvalidArgument, "WorkerOptions." + field + ": " + rule);
@@ -82,7 +86,12 @@ class WorkerImpl final : public Worker {
         channel_(std::move(channel)),
         stub_(v1::Worker::NewStub(channel_)),
         room_(options_.slots + options_.prefetch) {}
-  ~WorkerImpl() override { Stop(); }
+  ~WorkerImpl() override {
+    Stop();
+    // A thread still on its way out of Run() must leave before the members.
+    std::unique_lock<std::mutex> lock(mu_);
+    run_left_.wait(lock, [this] { return in_run_ == 0; });
+  }
 
   Status Start(Handler handler) override;
   Status Run(Handler handler) override;
@@ -104,6 +113,9 @@ class WorkerImpl final : public Worker {
   void RunHandler(const std::shared_ptr<RunningJob>& job);
   Outcome CallHandler(JobContext& context);
   void GiveBack(RunningJob& job, const std::string& why);
+  // Stops leasing and tells running handlers; safe from any thread.
+  void BeginStop();
+  // BeginStop, then the joins; never on the worker's own threads.
   void DoStop();
   void WaitForHandlers();
 
@@ -119,7 +131,8 @@ class WorkerImpl final : public Worker {
   std::condition_variable slot_freed_;  // lease thread: room or stop
   std::condition_variable job_ready_;   // slot threads: a job or stop
   std::condition_variable job_done_;    // Stop: a running handler returned
-  std::condition_variable stopped_cv_;  // Run: Stop finished
+  std::condition_variable stopping_cv_;  // Run: a stop began
+  std::condition_variable run_left_;     // destructor: a Run() returned
   // Jobs the worker may still take on. Invariant:
   // room_ + ready_.size() + running_.size() == slots + prefetch.
   uint32_t room_;
@@ -128,7 +141,7 @@ class WorkerImpl final : public Worker {
   grpc::ClientContext* lease_call_ = nullptr;  // the long poll in flight
   bool started_ = false;
   bool stopping_ = false;
-  bool stopped_ = false;
+  int in_run_ = 0;  // threads inside Run()
   std::once_flag stop_once_;
 
   std::thread lease_thread_;
@@ -148,21 +161,42 @@ Status WorkerImpl::Start(Handler handler) {
   heartbeater_ = std::make_unique<internal::Heartbeater>(stub_.get(), &options_,
                                                          &counters_);
   for (uint32_t i = 0; i < options_.slots; ++i) {
-    slot_threads_.emplace_back([this] { SlotLoop(); });
+    slot_threads_.emplace_back([this] {
+      internal::worker_of_this_thread = &options_;
+      SlotLoop();
+    });
   }
-  lease_thread_ = std::thread([this] { LeaseLoop(); });
+  lease_thread_ = std::thread([this] {
+    internal::worker_of_this_thread = &options_;
+    LeaseLoop();
+  });
   return Status();
 }
 
+// This thread finishes the stop, whoever began it: a Stop() from the
+// worker's own threads (a handler, on_error) only begins one.
 Status WorkerImpl::Run(Handler handler) {
-  Status started = Start(std::move(handler));
-  if (!started.ok()) return started;
   std::unique_lock<std::mutex> lock(mu_);
-  stopped_cv_.wait(lock, [this] { return stopped_; });
-  return Status();
+  ++in_run_;
+  lock.unlock();
+  Status status = Start(std::move(handler));
+  if (status.ok()) {
+    lock.lock();
+    stopping_cv_.wait(lock, [this] { return stopping_; });
+    lock.unlock();
+    Stop();
+  }
+  lock.lock();
+  --in_run_;
+  run_left_.notify_all();
+  return status;
 }
 
 void WorkerImpl::Stop() {
+  if (internal::worker_of_this_thread == &options_) {
+    BeginStop();  // joining would wait for this very thread
+    return;
+  }
   std::call_once(stop_once_, [this] { DoStop(); });
 }
 
@@ -180,16 +214,21 @@ void WorkerImpl::LeaseLoop() {
     StatusOr<std::vector<v1::LeasedJob>> jobs = Lease(context, want);
     lock.lock();
     lease_call_ = nullptr;
-    if (jobs.ok()) {
+    if (jobs.ok() && (!jobs->empty() || options_.lease_wait.count() > 0)) {
       backoff.Reset();
       Hand(*jobs);
       continue;
     }
     if (stopping_) return;
-    lock.unlock();
-    internal::ReportError(options_, jobs.status());
-    lock.lock();
-    slot_freed_.wait_for(lock, backoff.Next(), [this] { return stopping_; });
+    if (!jobs.ok()) {
+      lock.unlock();
+      internal::ReportError(options_, jobs.status());
+      lock.lock();
+    }
+    // After an error, or an empty answer to a call that did not wait
+    // (lease_wait 0): a growing pause, not a spin.
+    slot_freed_.wait_for(lock, std::max(backoff.Next(), kMinLeasePause),
+                         [this] { return stopping_; });
   }
 }
 
@@ -303,9 +342,7 @@ void WorkerImpl::GiveBack(RunningJob& job, const std::string& why) {
   reporter_->Report(job, Reporter::Kind::kGiveBack, why, {});
 }
 
-// The order matters: no new leases, then the jobs held finish (or are given
-// back at the deadline), and only then the reports go out.
-void WorkerImpl::DoStop() {
+void WorkerImpl::BeginStop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -314,14 +351,18 @@ void WorkerImpl::DoStop() {
   }
   slot_freed_.notify_all();
   job_ready_.notify_all();
+  stopping_cv_.notify_all();
+}
+
+// The order matters: no new leases, then the jobs held finish (or are given
+// back at the deadline), and only then the reports go out.
+void WorkerImpl::DoStop() {
+  BeginStop();
   if (lease_thread_.joinable()) lease_thread_.join();
   WaitForHandlers();
   for (std::thread& slot : slot_threads_) slot.join();
   heartbeater_.reset();
   reporter_.reset();  // sends what is queued
-  std::lock_guard<std::mutex> lock(mu_);
-  stopped_ = true;
-  stopped_cv_.notify_all();
 }
 
 void WorkerImpl::WaitForHandlers() {

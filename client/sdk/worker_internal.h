@@ -50,6 +50,11 @@ inline void ReportError(const WorkerOptions& options, const Status& status) {
   if (options.on_error) options.on_error(status);
 }
 
+// The worker each of its threads belongs to, named by its options (one
+// object per worker), so that Stop() can tell a call from the worker's own
+// threads (a handler, or on_error), which it must not join, from any other.
+inline thread_local const WorkerOptions* worker_of_this_thread = nullptr;
+
 }  // namespace fairq::client::internal
 
 #endif  // FAIRQ_CLIENT_SDK_WORKER_INTERNAL_H_

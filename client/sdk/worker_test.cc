@@ -7,6 +7,8 @@
 // through promises; every wait is bounded.
 #include "fairq/client/worker.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -18,8 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include <gtest/gtest.h>
-
+#include "client/sdk/stand_in_broker.h"
 #include "fairq/client/producer.h"
 #include "fairq/v1/fairq.grpc.pb.h"
 #include "tests/integration/fairqd_process.h"
@@ -346,7 +347,8 @@ TEST_F(WorkerTest, APrefetchedJobWaitsUnderHeartbeats) {
 class PrefetchStopTest : public WorkerTest {
  protected:
   // Starts a slots-1, prefetch-1 worker over two fresh jobs; `handler`
-  // runs every job. Returns once the first job runs and the second waits.
+  // runs every job. Returns once both are leased: the first is given to
+  // the slot (its handler may not have started yet) and the second waits.
   void StartHolding(milliseconds stop_timeout, Handler handler) {
     first_ = MustEnqueue(Job("t", "x"));
     second_ = MustEnqueue(Job("t", "x"));
@@ -373,14 +375,19 @@ class PrefetchStopTest : public WorkerTest {
 TEST_F(PrefetchStopTest, StopStillRunsThePrefetchedJob) {
   std::mutex mu;
   std::vector<std::pair<uint64_t, bool>> runs;  // job id, Stopping() at start
+  std::promise<void> first_seen;
   ASSERT_NO_FATAL_FAILURE(StartHolding(seconds(20), [&](JobContext& job) {
     {
       std::lock_guard<std::mutex> lock(mu);
       runs.emplace_back(job.id(), job.Stopping());
+      if (runs.size() == 1) first_seen.set_value();
     }
     job.WaitFor(seconds(20));  // returns once the worker is stopping
     return Outcome::Success();
   }));
+  // Leased is not yet started: stop only once the first handler looked.
+  std::future<void> seen = first_seen.get_future();
+  ASSERT_TRUE(Arrives(seen));
   worker_->Stop();
 
   ASSERT_EQ(runs.size(), 2u);
@@ -483,6 +490,93 @@ TEST_F(WorkerTest, RunReturnsAfterStop) {
   worker->Stop();
   ASSERT_EQ(run.wait_for(kBound), std::future_status::ready);
   EXPECT_TRUE(run.get().ok());
+}
+
+// on_error runs on the worker's own threads (here the lease thread, as the
+// broker refuses every Lease): Stop() from there begins the stop and Run()
+// finishes it. It used to join its own thread, and the process aborted.
+TEST_F(WorkerTest, OnErrorCanStopTheWorker) {
+  WorkerOptions options;
+  options.pools = {"not a pool name"};
+  Worker* self = nullptr;
+  std::atomic<int> refusals{0};
+  options.on_error = [&](const Status& error) {
+    if (error.code() == Code::kInvalidArgument) ++refusals;
+    self->Stop();
+  };
+  auto worker = Worker::Create(daemon_.Channel(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  self = worker->get();
+  auto run = std::async(std::launch::async, [&] {
+    return (*worker)->Run([](JobContext&) { return Outcome::Success(); });
+  });
+  ASSERT_EQ(run.wait_for(kBound), std::future_status::ready);
+  EXPECT_TRUE(run.get().ok());
+  EXPECT_EQ(refusals.load(), 1);
+}
+
+// A handler may stop its worker too: it finishes, is reported, and nothing
+// more is leased.
+TEST_F(WorkerTest, AHandlerCanStopTheWorker) {
+  uint64_t first = MustEnqueue(Job("t", "stop"));
+  uint64_t second = MustEnqueue(Job("t", "later"));
+  auto worker = MakeWorker(WorkerOptions{});
+  ASSERT_NE(worker, nullptr);
+  std::atomic<int> runs{0};
+  auto run = std::async(std::launch::async, [&] {
+    return worker->Run([&](JobContext& job) {
+      ++runs;
+      EXPECT_FALSE(job.Stopping());
+      worker->Stop();
+      EXPECT_TRUE(job.Stopping());
+      return Outcome::Success();
+    });
+  });
+  ASSERT_EQ(run.wait_for(kBound), std::future_status::ready);
+  EXPECT_TRUE(run.get().ok());
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_EQ(Lookup(first).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(Lookup(second).state(), v1::JOB_STATE_READY);
+  EXPECT_EQ(errors(), "");
+}
+
+// Destroying the worker is a Stop(): Run() returns, and it returns before
+// the worker's members are gone.
+TEST_F(WorkerTest, DestroyingTheWorkerEndsRun) {
+  auto worker = MakeWorker(WorkerOptions{});
+  ASSERT_NE(worker, nullptr);
+  MustEnqueue(Job("t", "x"));
+  std::promise<void> handled;
+  auto run = std::async(std::launch::async, [&, w = worker.get()] {
+    return w->Run([&](JobContext&) {
+      handled.set_value();
+      return Outcome::Success();
+    });
+  });
+  std::future<void> done = handled.get_future();
+  ASSERT_TRUE(Arrives(done));
+  worker.reset();
+  ASSERT_EQ(run.wait_for(kBound), std::future_status::ready);
+  EXPECT_TRUE(run.get().ok());
+}
+
+// With lease_wait 0 each Lease is answered at once; an idle worker pauses
+// between them (the retry backoff, at least 100 ms) instead of spinning.
+TEST(WorkerPauseTest, AnIdleWorkerThatDoesNotWaitPausesBetweenLeases) {
+  testing::StandInBroker broker(/*refusals=*/0);
+  ASSERT_FALSE(broker.address().empty());
+  WorkerOptions options;
+  options.lease_wait = milliseconds(0);
+  options.retry.initial_backoff = milliseconds(0);  // the floor applies
+  options.retry.max_backoff = milliseconds(0);
+  auto worker = Worker::Create(broker.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  ASSERT_TRUE(
+      (*worker)->Start([](JobContext&) { return Outcome::Success(); }).ok());
+  std::vector<Clock::time_point> leases = broker.WaitForLeases(3, kBound);
+  (*worker)->Stop();
+  ASSERT_GE(leases.size(), 3u);
+  EXPECT_GE(leases[2] - leases[0], milliseconds(200));
 }
 
 TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {

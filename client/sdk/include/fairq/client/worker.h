@@ -1,8 +1,9 @@
 // Worker: runs a handler on jobs leased from fairqd, `slots` at a time, with
 // heartbeats, measured runtimes and a graceful stop handled for it.
 //
-// Thread-safe: Start, Stop and stats may be called from any thread, but not
-// from inside a handler (Stop would wait for itself).
+// Thread-safe: Start, Stop and stats may be called from any thread, Stop
+// from a handler and from on_error too (there it only begins the stop).
+// The worker must not be destroyed from a handler or on_error.
 #ifndef FAIRQ_CLIENT_WORKER_H_
 #define FAIRQ_CLIENT_WORKER_H_
 
@@ -37,7 +38,9 @@ struct WorkerOptions {
   // slots + N leases, so share-based caps and fair-share figures count the
   // waiting jobs as running. Waiting jobs are heartbeated like running ones.
   uint32_t prefetch = 0;
-  // How long each Lease call waits for work, 0-30 s.
+  // How long each Lease call waits for work, 0-30 s. With 0 the worker asks
+  // without waiting and pauses after each empty answer, as after an error
+  // (the retry backoff, growing while idle; at least 100 ms).
   std::chrono::milliseconds lease_wait{10'000};
   // 0: a third of each job's lease duration.
   std::chrono::milliseconds heartbeat_interval{0};
@@ -53,7 +56,7 @@ struct WorkerOptions {
   RetryOptions retry;
   // Errors nobody else would see: failed leases and reports, lost leases.
   // Called from the worker's threads, possibly several at once; must be
-  // quick and must not throw.
+  // quick and must not throw. It may call Stop().
   std::function<void(const Status&)> on_error;
 };
 
@@ -106,14 +109,20 @@ class Worker {
   static StatusOr<std::unique_ptr<Worker>> Create(
       std::shared_ptr<grpc::Channel> channel, WorkerOptions options = {});
 
-  virtual ~Worker() = default;  // Stop()
+  // Stop(), and waits for a thread in Run() to return.
+  virtual ~Worker() = default;
 
   // Starts the threads and returns. FAILED_PRECONDITION if already started.
   virtual Status Start(Handler handler) = 0;
-  // Start(), then blocks until another thread's Stop() has finished.
+  // Start(), then blocks until a Stop() from any thread, a handler or
+  // on_error included, has finished; this thread finishes it if the Stop()
+  // came from the worker's own threads.
   virtual Status Run(Handler handler) = 0;
   // Graceful stop as described above; idempotent, and concurrent callers
-  // all return once it is done.
+  // all return once it is done. From a handler or on_error it cannot wait
+  // for the worker's threads, its own among them: it stops the leasing and
+  // tells running handlers (Stopping()), and returns at once; Run(), or a
+  // Stop() from another thread, or the destructor finishes the stop.
   virtual void Stop() = 0;
 
   virtual WorkerStats stats() const = 0;

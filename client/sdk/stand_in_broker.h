@@ -1,0 +1,118 @@
+// StandInBroker (tests only): an in-process fairq.v1.Worker service on a
+// loopback port, for answers a real fairqd gives only under load or not on
+// demand. Complete and Fail are refused with RESOURCE_EXHAUSTED (a full
+// command queue) the first `refusals` times and then acknowledged item by
+// item; Lease answers at once with no jobs. It keeps what it was sent.
+//
+// Thread-safe: gRPC's threads call the handlers, the test reads.
+#ifndef FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
+#define FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fairq/v1/fairq.grpc.pb.h"
+
+namespace fairq::testing {
+
+class StandInBroker final : public v1::Worker::Service {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit StandInBroker(int refusals) : refusals_(refusals) {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+    if (server_ != nullptr) address_ = "127.0.0.1:" + std::to_string(port);
+  }
+  ~StandInBroker() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+
+  // Empty if the server did not start.
+  const std::string& address() const { return address_; }
+
+  grpc::Status Complete(grpc::ServerContext*,
+                        const v1::CompleteRequest* request,
+                        v1::AckResponse* response) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++acks_;
+    if (refusals_-- > 0) return Refusal();
+    for (const v1::Completion& done : request->completions()) {
+      completed_.push_back(done.job_id());
+      response->add_results();
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Fail(grpc::ServerContext*, const v1::FailRequest* request,
+                    v1::AckResponse* response) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++acks_;
+    if (refusals_-- > 0) return Refusal();
+    for (const v1::Failure& failure : request->failures()) {
+      errors_.push_back(failure.error());
+      response->add_results();
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Lease(grpc::ServerContext*, const v1::LeaseRequest*,
+                     v1::LeaseResponse*) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    leases_.push_back(Clock::now());
+    leased_.notify_all();
+    return grpc::Status::OK;
+  }
+
+  // Complete and Fail calls so far.
+  int acks() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return acks_;
+  }
+  std::vector<uint64_t> completed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return completed_;
+  }
+  std::vector<std::string> errors() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return errors_;
+  }
+  // When each Lease call came, once there were `n` (fewer if `bound`
+  // passed first).
+  std::vector<Clock::time_point> WaitForLeases(size_t n,
+                                               Clock::duration bound) {
+    std::unique_lock<std::mutex> lock(mu_);
+    leased_.wait_for(lock, bound, [&] { return leases_.size() >= n; });
+    return leases_;
+  }
+
+ private:
+  static grpc::Status Refusal() {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "dispatcher: command queue full");
+  }
+
+  std::mutex mu_;
+  std::condition_variable leased_;
+  int refusals_;
+  int acks_ = 0;
+  std::vector<uint64_t> completed_;
+  std::vector<std::string> errors_;
+  std::vector<Clock::time_point> leases_;
+  std::unique_ptr<grpc::Server> server_;  // last: stops before the above go
+  std::string address_;
+};
+
+}  // namespace fairq::testing
+
+#endif  // FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
