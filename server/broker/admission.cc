@@ -9,6 +9,9 @@ namespace {
 // How soon to suggest a retry when the backlog, not the rate, is full: the
 // queue drains at the workers' pace, which admission cannot know.
 constexpr int64_t kBacklogRetryMs = 1000;
+// The longest retry delay suggested: a day (a rate of 0.001 jobs/s, the
+// least allowed, suggests at most 1,000 s).
+constexpr double kMaxRetryAfterMs = 24.0 * 3600 * 1000;
 
 }  // namespace
 
@@ -40,7 +43,10 @@ std::optional<Admission::Rejection> Admission::Admit(
     bucket.tokens -= 1;
     return std::nullopt;
   }
-  auto wait_ms = static_cast<int64_t>(std::ceil((1 - bucket.tokens) / rate * 1000));
+  // Capped for a rate stored before config::kMinEnqueueRate bounded it: a
+  // delay past int64 would be undefined.
+  auto wait_ms = static_cast<int64_t>(
+      std::min(std::ceil((1 - bucket.tokens) / rate * 1000), kMaxRetryAfterMs));
   return Rejection{"tenant_rate", metrics::Rejection::kRateLimited,
                    std::max<int64_t>(1, wait_ms)};
 }

@@ -132,6 +132,11 @@ void Broker::HandlePurge(PurgeTenantCommand& c, Turn& turn) {
   }
   uint32_t tenant = it->second;
   const std::string& pool = c.request->pool();
+  if (!pool.empty() && !pool_ids_.contains(pool)) {
+    Reply(turn, std::move(c.done),
+          InvalidArgument("pool: unknown pool \"" + pool + "\""));
+    return;
+  }
   // One pass over the live jobs finds READY and SCHEDULED alike; a purge is
   // an admin action, so O(live jobs) is fine here.
   std::vector<uint64_t> doomed;

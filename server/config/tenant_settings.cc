@@ -34,12 +34,17 @@ sched::TenantConfig ToSchedulerUnchecked(const v1::Tenant& tenant) {
   return config;
 }
 
+// 0 is no limit. Below kMinEnqueueRate a tenant could enqueue nothing for
+// days, and the retry delay suggested to it would overflow.
 Status ValidateQuotas(const v1::Quotas& quotas, std::string_view field) {
   double rate = quotas.enqueue_rate();
-  if (std::isfinite(rate) && rate >= 0) return Status::Ok();
-  return InvalidArgument(Join(field, "enqueue_rate") +
-                         ": must be a finite number >= 0, got " +
-                         FormatNumber(rate));
+  if (rate == 0 || (std::isfinite(rate) && rate >= kMinEnqueueRate)) {
+    return Status::Ok();
+  }
+  return InvalidArgument(
+      Join(field, "enqueue_rate") + ": must be 0 (no limit) " +
+      "or a finite number >= " + FormatNumber(kMinEnqueueRate) + ", got " +
+      FormatNumber(rate));
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 
 namespace fairq::config {
 
+inline constexpr double kMinEnqueueRate = 0.001;  // jobs/s
+
 // Every check of ValidateTenantSettings plus the name (ValidateName) and, when
 // set, the org name. `field` prefixes each message's field: "tenants[2]" gives
 // "tenants[2].weight: must be between 0.000001 and 1000000, got -1"; "" gives
@@ -24,9 +26,9 @@ namespace fairq::config {
 
 // Everything but the names: weight in [sched::kMinWeight, sched::kMaxWeight]
 // (0 means 1), cap and floor by the SlotLimit rules, floor not above the cap
-// when both are of one kind, a known cap_mode, quotas.enqueue_rate finite and
-// >= 0. For templates such as the config's tenant_defaults, which have no
-// name.
+// when both are of one kind, a known cap_mode, quotas.enqueue_rate 0 (no
+// limit) or finite and >= kMinEnqueueRate. For templates such as the
+// config's tenant_defaults, which have no name.
 [[nodiscard]] Status ValidateTenantSettings(const v1::Tenant& tenant,
                                             std::string_view field);
 

@@ -127,9 +127,17 @@ TEST(TenantSettingsTest, UnknownCapModeAndBadQuotas) {
   tenant.set_cap_mode(v1::CAP_MODE_UNSPECIFIED);
   tenant.mutable_quotas()->set_enqueue_rate(-1);
   EXPECT_EQ(ErrorOf(tenant),
-            "tenant.quotas.enqueue_rate: must be a finite number >= 0, got -1");
+            "tenant.quotas.enqueue_rate: must be 0 (no limit) or a finite "
+            "number >= 0.001, got -1");
   tenant.mutable_quotas()->set_enqueue_rate(std::nan(""));
   EXPECT_THAT(ErrorOf(tenant), HasSubstr("tenant.quotas.enqueue_rate"));
+  // So small that its suggested retry delay would overflow.
+  tenant.mutable_quotas()->set_enqueue_rate(1e-20);
+  EXPECT_THAT(ErrorOf(tenant), HasSubstr("tenant.quotas.enqueue_rate"));
+  for (double fine : {0.0, 0.001, 1e6}) {
+    tenant.mutable_quotas()->set_enqueue_rate(fine);
+    EXPECT_TRUE(ValidateTenant(tenant, "tenant").ok()) << fine;
+  }
 }
 
 TEST(TenantSettingsTest, SettingsCheckIgnoresTheName) {

@@ -49,6 +49,8 @@ StatusOr<std::vector<std::pair<v1::JobRecord, v1::DeadRecord>>> ReadDead(
 grpc::ServerUnaryReactor* AdminService::GetTenant(
     grpc::CallbackServerContext* ctx, const v1::GetTenantRequest* request,
     v1::Tenant* response) {
+  Status valid = config::ValidateName(request->name(), "name");
+  if (!valid.ok()) return FinishNow(ctx, valid);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   context_.dispatcher->Post(
       GetTenantCommand{request->name(), response, FinishLater(reactor)});
@@ -77,6 +79,8 @@ grpc::ServerUnaryReactor* AdminService::SetTenant(
 grpc::ServerUnaryReactor* AdminService::SetPaused(
     grpc::CallbackServerContext* ctx, const std::string& name, bool paused,
     v1::Tenant* response) {
+  Status valid = config::ValidateName(name, "name");
+  if (!valid.ok()) return FinishNow(ctx, valid);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   context_.dispatcher->Post(
       PauseTenantCommand{name, paused, response, FinishLater(reactor)});
@@ -136,6 +140,9 @@ grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(
     const v1::RequeueDeadLettersRequest* request,
     v1::RequeueDeadLettersResponse* response) {
   RequeueDeadCommand command{{}, response, {}};
+  if (request->target_case() == v1::RequeueDeadLettersRequest::TARGET_NOT_SET) {
+    return FinishNow(ctx, InvalidArgument("job_id or filter: one must be set"));
+  }
   if (request->has_filter()) {
     const v1::DeadLetterFilter& filter = request->filter();
     Status valid = config::ValidateName(filter.tenant(), "filter.tenant");
@@ -165,6 +172,11 @@ grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(
 grpc::ServerUnaryReactor* AdminService::PurgeTenant(
     grpc::CallbackServerContext* ctx, const v1::PurgeTenantRequest* request,
     v1::PurgeTenantResponse* response) {
+  Status valid = config::ValidateName(request->tenant(), "tenant");
+  if (valid.ok() && !request->pool().empty()) {
+    valid = config::ValidateName(request->pool(), "pool");
+  }
+  if (!valid.ok()) return FinishNow(ctx, valid);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   context_.dispatcher->Post(
       PurgeTenantCommand{request, response, FinishLater(reactor)});

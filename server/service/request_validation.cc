@@ -206,9 +206,22 @@ Status ValidateLeaseRequest(const v1::LeaseRequest& request) {
   if (worker.empty() || worker.size() > 128) {
     return InvalidArgument("worker_id: must be 1-128 characters");
   }
+  if (request.pools_size() > kMaxWorkerPools) {
+    return InvalidArgument("pools: at most " + std::to_string(kMaxWorkerPools) +
+                           " per worker, got " +
+                           std::to_string(request.pools_size()));
+  }
   for (int i = 0; i < request.pools_size(); ++i) {
     if (auto problem = config::NameProblem(request.pools(i))) {
       return InvalidArgument("pools[" + std::to_string(i) + "]: " + *problem);
+    }
+    // A pool named twice would count the worker's slots twice in it.
+    for (int j = 0; j < i; ++j) {
+      if (request.pools(j) == request.pools(i)) {
+        return InvalidArgument("pools[" + std::to_string(i) +
+                               "]: the same as pools[" + std::to_string(j) +
+                               "]");
+      }
     }
   }
   if (request.slots() < 1 || request.slots() > kMaxSlots) {

@@ -24,6 +24,9 @@ inline constexpr size_t kMaxIdempotencyKey = 256;
 inline constexpr size_t kMaxErrorText = 4096;
 inline constexpr uint32_t kMaxSlots = 10000;
 inline constexpr int64_t kMaxLeaseWaitMs = 30'000;
+// Pools one worker serves; each Lease call names them, and with
+// auto_create_pools a name is a pool created for good.
+inline constexpr int kMaxWorkerPools = 64;
 
 // `field` prefixes the names in an error ("job" gives "job.priority");
 // empty, they stand alone ("priority"), for InItem to place.

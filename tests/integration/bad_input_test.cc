@@ -253,6 +253,18 @@ TEST_F(BadInputTest, LeaseRequestIsChecked) {
       {"unknown pool, auto-creation off",
        [](v1::LeaseRequest& r) { r.add_pools("nope"); }, Code::INVALID_ARGUMENT,
        "pool"},
+      {"a pool named twice",
+       [](v1::LeaseRequest& r) {
+         r.add_pools("gpu");
+         r.add_pools("default");
+         r.add_pools("gpu");
+       },
+       Code::INVALID_ARGUMENT, "pools[2]: the same as pools[0]"},
+      {"65 pools",
+       [](v1::LeaseRequest& r) {
+         for (int i = 0; i < 65; ++i) r.add_pools("p" + std::to_string(i));
+       },
+       Code::INVALID_ARGUMENT, "pools: at most 64"},
   };
   for (const Case& bad : cases) {
     SCOPED_TRACE(bad.name);
@@ -430,6 +442,10 @@ TEST_F(BadInputTest, AdminRequestsAreChecked) {
       Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, requeue, &requeued)
           .error_code(),
       grpc::StatusCode::NOT_FOUND);
+  status = Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters,
+                v1::RequeueDeadLettersRequest(), &requeued);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("job_id or filter"));
 
   v1::PurgeTenantRequest purge;
   purge.set_tenant("stranger");
@@ -437,6 +453,31 @@ TEST_F(BadInputTest, AdminRequestsAreChecked) {
   EXPECT_EQ(
       Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged).error_code(),
       grpc::StatusCode::NOT_FOUND);
+  purge.set_tenant("known");
+  purge.set_pool("nope");
+  status = Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("pool: unknown pool"));
+  purge.set_pool("a b");
+  status = Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("pool:"));
+  purge.set_tenant("");
+  status = Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("tenant:"));
+
+  // Names are checked before any lookup: no raw bytes echoed back.
+  get.set_name("bad\x01name");
+  status = Call(*admin_, &v1::Admin::Stub::GetTenant, get, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("name:"));
+  v1::PauseTenantRequest pause;
+  status = Call(*admin_, &v1::Admin::Stub::PauseTenant, pause, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("name:"));
+  status = Call(*admin_, &v1::Admin::Stub::ResumeTenant, pause, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 
   // A tenant made by SetTenant may enqueue even with auto-creation off.
   tenant.clear_org();
