@@ -235,6 +235,7 @@ class DeadCommand final : public RpcCommand {
     list_ = dead->add_subcommand("list", "dead jobs, oldest first");
     list_->add_option("--tenant", tenant_, "only this tenant");
     list_->add_option("--limit", limit_, "at most this many (1-1000)");
+    list_->add_option("--after", after_, "only jobs after this job id");
     requeue_ = dead->add_subcommand("requeue", "back to READY with fresh attempts");
     requeue_->add_option("job_id", job_id_, "one dead job");
     requeue_->add_option("--tenant", tenant_, "every dead job of a tenant");
@@ -254,6 +255,7 @@ class DeadCommand final : public RpcCommand {
     v1::ListDeadLettersRequest request;
     request.set_tenant(tenant_);
     request.set_page_size(limit_);
+    request.set_after_job_id(after_);
     v1::ListDeadLettersResponse response;
     auto context = Context();
     grpc::Status status = Admin()->ListDeadLetters(context.get(), request, &response);
@@ -264,7 +266,10 @@ class DeadCommand final : public RpcCommand {
         o << Pad(std::to_string(job.id()), 12) << Pad(job.spec().tenant(), 20)
           << Pad(std::to_string(job.attempts()), 10) << job.last_error() << "\n";
       }
-      if (response.more()) o << "(more: use --limit)\n";
+      if (response.more()) {
+        o << "(more: list again with --after " << response.jobs().rbegin()->id()
+          << ")\n";
+      }
     });
   }
 
@@ -280,13 +285,22 @@ class DeadCommand final : public RpcCommand {
       request.mutable_filter()->set_tenant(tenant_);
       request.mutable_filter()->set_pool(pool_);
     }
-    v1::RequeueDeadLettersResponse response;
-    auto context = Context();
-    grpc::Status status =
-        Admin()->RequeueDeadLetters(context.get(), request, &response);
-    if (!status.ok()) return Fail(status, err);
-    return Print(response, out, [&](std::ostream& o) {
-      o << "requeued " << response.requeued() << "\n";
+    // The broker moves a filter's matches a call's worth at a time; a call
+    // that moved none would not make the next one move any.
+    v1::RequeueDeadLettersResponse total;
+    bool again = false;
+    do {
+      v1::RequeueDeadLettersResponse response;
+      auto context = Context();
+      grpc::Status status =
+          Admin()->RequeueDeadLetters(context.get(), request, &response);
+      if (!status.ok()) return Fail(status, err);
+      total.set_requeued(total.requeued() + response.requeued());
+      total.set_more(response.more());
+      again = response.more() && response.requeued() > 0;
+    } while (again);
+    return Print(total, out, [&](std::ostream& o) {
+      o << "requeued " << total.requeued() << "\n";
     });
   }
 
@@ -294,6 +308,7 @@ class DeadCommand final : public RpcCommand {
   CLI::App* requeue_ = nullptr;
   std::string tenant_, pool_;
   uint32_t limit_ = 100;
+  uint64_t after_ = 0;
   uint64_t job_id_ = 0;
 };
 

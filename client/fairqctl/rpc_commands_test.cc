@@ -82,6 +82,7 @@ TEST_F(FairqctlTest, StatsShowsDepthPerTenant) {
 TEST_F(FairqctlTest, DeadListAndRequeue) {
   Result empty = Run("dead list");
   EXPECT_EQ(empty.exit_code, 0);
+  EXPECT_EQ(Run("dead list --after 5 --limit 3").exit_code, 0);
   Result missing = Run("dead requeue 42");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.output.find("not a dead letter"), std::string::npos);

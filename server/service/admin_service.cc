@@ -11,6 +11,16 @@ namespace {
 
 constexpr uint32_t kDefaultPage = 100;
 constexpr uint32_t kMaxPage = 1000;
+// The dead letters read for one call, payloads included, stop at a size
+// (but take at least one), so that a tenant with many large dead jobs
+// cannot make one call hold them all in memory. A listing goes back to the
+// client, so its page also stays under gRPC's default 4 MiB limit on
+// received messages.
+constexpr size_t kMaxDeadPageBytes = 3u << 20;
+constexpr size_t kMaxRequeueBytes = 32u << 20;
+// Dead letters one RequeueDeadLetters by filter moves; `more` says to call
+// again.
+constexpr size_t kMaxRequeuePerCall = 1000;
 
 bool InPool(const v1::JobRecord& record, const std::string& pool) {
   const std::string& job_pool =
@@ -19,12 +29,19 @@ bool InPool(const v1::JobRecord& record, const std::string& pool) {
   return pool.empty() || job_pool == pool;
 }
 
+struct DeadLetters {
+  std::vector<std::pair<v1::JobRecord, v1::DeadRecord>> letters;
+  bool more = false;  // more match than were read
+};
+
 // Dead letters of `tenant` (every tenant when empty) in `pool`, after
-// `after_id`, at most `limit` (+1 to tell whether more follow).
-StatusOr<std::vector<std::pair<v1::JobRecord, v1::DeadRecord>>> ReadDead(
-    const store::Store& store, const std::string& tenant,
-    const std::string& pool, uint64_t after_id, size_t limit) {
-  std::vector<std::pair<v1::JobRecord, v1::DeadRecord>> found;
+// `after_id`: at most `limit`, and no more than `max_bytes` of records.
+StatusOr<DeadLetters> ReadDead(const store::Store& store,
+                               const std::string& tenant,
+                               const std::string& pool, uint64_t after_id,
+                               size_t limit, size_t max_bytes) {
+  DeadLetters found;
+  size_t bytes = 0;
   Status read_error;
   Status scan = store.ScanDead(after_id, [&](const uint64_t& id,
                                              const v1::DeadRecord& dead) {
@@ -33,11 +50,18 @@ StatusOr<std::vector<std::pair<v1::JobRecord, v1::DeadRecord>>> ReadDead(
       read_error = record.status();
       return false;
     }
-    if (*record && (tenant.empty() || (*record)->spec().tenant() == tenant) &&
-        InPool(**record, pool)) {
-      found.emplace_back(**record, dead);
+    if (!*record || (!tenant.empty() && (*record)->spec().tenant() != tenant) ||
+        !InPool(**record, pool)) {
+      return true;
     }
-    return found.size() < limit;
+    bytes += (*record)->ByteSizeLong();
+    if (found.letters.size() == limit ||
+        (bytes > max_bytes && !found.letters.empty())) {
+      found.more = true;
+      return false;
+    }
+    found.letters.emplace_back(std::move(**record), dead);
+    return true;
   });
   if (!scan.ok()) return scan;
   if (!read_error.ok()) return read_error;
@@ -118,13 +142,10 @@ grpc::ServerUnaryReactor* AdminService::ListDeadLetters(
                                           std::to_string(page)));
   }
   auto dead = ReadDead(*context_.store, request->tenant(), "",
-                       request->after_job_id(), page + 1);
+                       request->after_job_id(), page, kMaxDeadPageBytes);
   if (!dead.ok()) return FinishNow(ctx, dead.status());
-  for (const auto& [record, letter] : *dead) {
-    if (static_cast<uint32_t>(response->jobs_size()) == page) {
-      response->set_more(true);
-      break;
-    }
+  response->set_more(dead->more);
+  for (const auto& [record, letter] : dead->letters) {
     v1::Job* job = response->add_jobs();
     job->set_id(record.id());
     *job->mutable_spec() = record.spec();
@@ -148,9 +169,12 @@ grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(
     Status valid = config::ValidateName(filter.tenant(), "filter.tenant");
     if (!valid.ok()) return FinishNow(ctx, valid);
     auto dead = ReadDead(*context_.store, filter.tenant(), filter.pool(), 0,
-                         SIZE_MAX);
+                         kMaxRequeuePerCall, kMaxRequeueBytes);
     if (!dead.ok()) return FinishNow(ctx, dead.status());
-    for (auto& [record, letter] : *dead) command.jobs.push_back(record);
+    response->set_more(dead->more);
+    for (auto& [record, letter] : dead->letters) {
+      command.jobs.push_back(std::move(record));
+    }
   } else {
     auto letter = context_.store->GetDead(request->job_id());
     auto record = context_.store->GetJob(request->job_id());

@@ -317,6 +317,86 @@ TEST_F(AdminTest, DeadLettersArePagedAndRequeuedByFilter) {
   EXPECT_THAT(DeadLetterIds("beta"), ::testing::ElementsAre(b1));
 }
 
+// A filter's matches are moved a call's worth (1,000) at a time, oldest
+// first, so that no call holds every dead job of a tenant in memory; `more`
+// says to call again.
+TEST_F(AdminTest, RequeueByFilterMovesACallsWorthAtATime) {
+  constexpr int kDead = 1001;
+  v1::EnqueueBatchResponse enqueued;
+  ASSERT_TRUE(EnqueueBatch(*producer_,
+                           std::vector<v1::JobSpec>(1000, Spec("acme", "x")),
+                           &enqueued)
+                  .ok());
+  MustEnqueue(Spec("acme", "x"));
+  v1::LeaseResponse leased;
+  ASSERT_TRUE(Lease(*worker_, LeaseReq("w1", 5000, kDead), &leased).ok());
+  ASSERT_EQ(leased.jobs_size(), kDead);
+  for (int from = 0; from < kDead; from += 1000) {
+    v1::FailRequest fail;
+    for (int i = from; i < std::min(kDead, from + 1000); ++i) {
+      v1::Failure* failure = fail.add_failures();
+      failure->set_job_id(leased.jobs(i).job().id());
+      failure->set_lease_token(leased.jobs(i).lease_token());
+      failure->set_error("fatal");
+    }
+    v1::AckResponse acked;
+    ASSERT_TRUE(Call(*worker_, &v1::Worker::Stub::Fail, fail, &acked).ok());
+  }
+  ASSERT_EQ(StatsOf("acme").dead(), static_cast<uint64_t>(kDead));
+
+  v1::RequeueDeadLettersRequest request;
+  request.mutable_filter()->set_tenant("acme");
+  v1::RequeueDeadLettersResponse response;
+  ASSERT_TRUE(
+      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response)
+          .ok());
+  EXPECT_EQ(response.requeued(), 1000u);
+  EXPECT_TRUE(response.more());
+  EXPECT_EQ(StatsOf("acme").dead(), 1u);
+  EXPECT_THAT(DeadLetterIds("acme"),
+              ::testing::ElementsAre(leased.jobs(kDead - 1).job().id()));
+  ASSERT_TRUE(
+      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response)
+          .ok());
+  EXPECT_EQ(response.requeued(), 1u);
+  EXPECT_FALSE(response.more());
+  EXPECT_EQ(StatsOf("acme").ready(), static_cast<uint64_t>(kDead));
+}
+
+// Dead letters with large payloads: a listing page stops at 3 MiB, under
+// the client's 4 MiB receive limit, and a requeue by filter at 32 MiB, so
+// that neither holds every dead job in memory.
+TEST_F(AdminTest, DeadLetterReadsAreBoundedInBytes) {
+  constexpr int kDead = 34;  // of 1,000,000 bytes each: 32.4 MiB in all
+  v1::JobSpec big = Spec("acme", std::string(1'000'000, 'p'));
+  for (int i = 0; i < kDead; ++i) {
+    MustEnqueue(big);
+    v1::LeasedJob leased = MustLease();
+    v1::AckResult result;
+    ASSERT_TRUE(Fail(*worker_, leased.job().id(), leased.lease_token(), "fatal",
+                     false, &result)
+                    .ok());
+  }
+  v1::ListDeadLettersRequest list;
+  list.set_tenant("acme");
+  v1::ListDeadLettersResponse page;
+  grpc::Status status =
+      Call(*admin_, &v1::Admin::Stub::ListDeadLetters, list, &page);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(page.jobs_size(), 3);
+  EXPECT_TRUE(page.more());
+
+  v1::RequeueDeadLettersRequest request;
+  request.mutable_filter()->set_tenant("acme");
+  v1::RequeueDeadLettersResponse response;
+  ASSERT_TRUE(
+      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response)
+          .ok());
+  EXPECT_EQ(response.requeued(), 33u);
+  EXPECT_TRUE(response.more());
+  EXPECT_EQ(StatsOf("acme").dead(), 1u);
+}
+
 // max_queued counts READY + SCHEDULED jobs; beyond it Enqueue gets
 // RESOURCE_EXHAUSTED with the retry trailer, and a batch gets per-job codes.
 TEST_F(AdminTest, MaxQueuedQuotaRejectsWithARetryDelay) {
