@@ -128,7 +128,16 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
   return Status::Ok();
 }
 
-void Daemon::ReloadTenants(const config::DaemonConfig& config) {
+void Daemon::ReloadSettings(const config::DaemonConfig& config) {
+  // Organisations first, so that a tenant moved into a new one finds it
+  // with its weight rather than creating it with weight 1.
+  dispatcher_->Post(SetOrgsCommand{
+      config.orgs, [](const Status& status) {
+        if (!status.ok()) {
+          logging::Log(spdlog::level::err, "reload: organisations refused",
+                       {{"error", status.ToString()}});
+        }
+      }});
   for (const v1::Tenant& tenant : config.tenants) {
     auto settings = std::make_shared<v1::Tenant>(tenant);
     auto result = std::make_shared<v1::Tenant>();
@@ -142,7 +151,8 @@ void Daemon::ReloadTenants(const config::DaemonConfig& config) {
           }
         }});
   }
-  spdlog::info("reloaded {} tenant settings", config.tenants.size());
+  spdlog::info("reloaded {} organisations and {} tenant settings",
+               config.orgs.size(), config.tenants.size());
 }
 
 void Daemon::Shutdown() {

@@ -33,8 +33,8 @@ class Daemon {
   int port() const { return port_; }
   // The metrics port bound; 0 when the exporter is off.
   int metrics_port() const { return exporter_ ? exporter_->port() : 0; }
-  // Applies the tenants of a re-read config file (SIGHUP).
-  void ReloadTenants(const config::DaemonConfig& config);
+  // Applies the organisations and tenants of a re-read config file (SIGHUP).
+  void ReloadSettings(const config::DaemonConfig& config);
   // Stops taking work, answers waiting workers, commits and replies to what
   // is in flight, then closes the server and the store.
   void Shutdown();

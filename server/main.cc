@@ -4,7 +4,7 @@
 //          [--metrics-listen ADDR]
 //
 // SIGTERM or SIGINT drains and exits; SIGHUP re-reads the config file and
-// applies its tenant settings and its log level and format.
+// applies its organisations, tenant settings, and log level and format.
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -56,7 +56,7 @@ int WaitForSignals(const Flags& flags, fairq::server::Daemon& daemon,
       continue;
     }
     fairq::logging::ApplyLogConfig(config->log);
-    daemon.ReloadTenants(*config);
+    daemon.ReloadSettings(*config);
   }
 }
 

@@ -13,6 +13,7 @@ namespace {
 bool Mutates(const Command& command) {
   return !(std::holds_alternative<GetJobCommand>(command) ||
            std::holds_alternative<GetTenantCommand>(command) ||
+           std::holds_alternative<SetOrgsCommand>(command) ||
            std::holds_alternative<ListTenantsCommand>(command) ||
            std::holds_alternative<QueueStatsCommand>(command) ||
            std::holds_alternative<LeaseCanceledCommand>(command) ||
@@ -115,6 +116,8 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
           HandleCancelJob(c, turn);
         } else if constexpr (std::is_same_v<T, SetTenantCommand>) {
           HandleSetTenant(c, turn);
+        } else if constexpr (std::is_same_v<T, SetOrgsCommand>) {
+          HandleSetOrgs(c, turn);
         } else if constexpr (std::is_same_v<T, GetTenantCommand>) {
           HandleGetTenant(c, turn);
         } else if constexpr (std::is_same_v<T, ListTenantsCommand>) {

@@ -118,6 +118,7 @@ class Broker {
   Status ApplyTenant(sched::TenantId id, const v1::Tenant& config);
   void PersistTenant(sched::TenantId id, Turn& turn);
   void HandleSetTenant(SetTenantCommand& c, Turn& turn);
+  void HandleSetOrgs(SetOrgsCommand& c, Turn& turn);
   void HandleGetTenant(GetTenantCommand& c, Turn& turn);
   void HandleListTenants(ListTenantsCommand& c, Turn& turn);
   void HandlePauseTenant(PauseTenantCommand& c, Turn& turn);

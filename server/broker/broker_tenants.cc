@@ -79,6 +79,15 @@ void Broker::PersistTenant(sched::TenantId id, Turn& turn) {
   turn.batch.PutTenant(record);
 }
 
+void Broker::HandleSetOrgs(SetOrgsCommand& c, Turn& turn) {
+  Status status = Status::Ok();
+  for (const sched::OrgConfig& org : c.orgs) {
+    status = scheduler_->SetOrg(org).status();
+    if (!status.ok()) break;
+  }
+  Reply(turn, std::move(c.done), status);
+}
+
 void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
   v1::Tenant settings = *c.tenant;
   // "0 on input means 1" (fairq.proto): store and report the weight that

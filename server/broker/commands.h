@@ -23,6 +23,7 @@
 #include "fairq/v1/fairq.pb.h"
 #include "fairq/v1/records.pb.h"
 #include "metrics/broker_state.h"
+#include "sched/types.h"
 
 namespace fairq::server {
 
@@ -98,6 +99,14 @@ struct SetTenantCommand {
   Done done;
 };
 
+// The config file's organisations, added or reweighted (start and SIGHUP;
+// they are not stored). An organisation no longer in the file keeps its
+// weight until the next start.
+struct SetOrgsCommand {
+  std::vector<sched::OrgConfig> orgs;  // validated
+  Done done;
+};
+
 struct GetTenantCommand {
   std::string name;
   v1::Tenant* response;
@@ -155,11 +164,11 @@ struct MetricsSnapshotCommand {
 using Command =
     std::variant<EnqueueCommand, LeaseCommand, LeaseCanceledCommand,
                  LeaseUndeliveredCommand, HeartbeatCommand, CompleteCommand,
-                 FailCommand, GetJobCommand, CancelJobCommand,
-                 SetTenantCommand, GetTenantCommand, ListTenantsCommand,
+                 FailCommand, GetJobCommand, CancelJobCommand, SetTenantCommand,
+                 SetOrgsCommand, GetTenantCommand, ListTenantsCommand,
                  PauseTenantCommand, QueueStatsCommand, RequeueDeadCommand,
-                 SyncBarrierCommand,
-                 PurgeTenantCommand, MetricsSnapshotCommand>;
+                 SyncBarrierCommand, PurgeTenantCommand,
+                 MetricsSnapshotCommand>;
 
 // Runs a command's `done` with `status` (for commands that carry one).
 void FinishCommand(Command& command, const Status& status);

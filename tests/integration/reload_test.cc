@@ -1,6 +1,10 @@
 // SIGHUP re-reads the config file and applies its tenants' settings.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "tests/integration/client_util.h"
 #include "tests/integration/fairqd_process.h"
 
 namespace fairq::testing {
@@ -54,6 +58,44 @@ TEST(ReloadTest, ABadFileOnReloadKeepsTheOldSettingsAndServing) {
   while (std::chrono::system_clock::now() < give_up && weight() != 5) {
   }
   EXPECT_EQ(weight(), 5);
+}
+
+// Organisations are re-read too: the tenants of one whose weight rises
+// get that much more of the workers. a is alone in org "big", b in its
+// own; once big weighs 9, a should get ~90% of the leases (50% before).
+TEST(ReloadTest, SighupReweightsTheFilesOrganisations) {
+  const std::string tenants =
+      "tenants:\n  - {name: a, org: big}\n  - {name: b}\n";
+  FairqdProcess fairqd("orgs:\n  - {name: big, weight: 1}\n" + tenants);
+  ASSERT_TRUE(fairqd.Start()) << fairqd.error();
+  ASSERT_TRUE(fairqd.Reload("orgs:\n  - {name: big, weight: 9}\n" + tenants));
+  auto give_up = Deadline(10);
+  while (std::chrono::system_clock::now() < give_up &&
+         fairqd.Log().find("reloaded 1 organisations") == std::string::npos) {
+  }
+  ASSERT_NE(fairqd.Log().find("reloaded 1 organisations"), std::string::npos);
+
+  auto producer = fairqd.Producer();
+  auto worker = fairqd.Worker();
+  v1::EnqueueBatchResponse enqueued;
+  for (const char* tenant : {"a", "b"}) {
+    ASSERT_TRUE(EnqueueBatch(*producer,
+                             std::vector<v1::JobSpec>(100, Spec(tenant)),
+                             &enqueued)
+                    .ok());
+  }
+  int of_a = 0;
+  for (int i = 0; i < 100; ++i) {
+    v1::LeaseResponse leased;
+    ASSERT_TRUE(Lease(*worker, LeaseReq("w1", 1000), &leased).ok());
+    ASSERT_EQ(leased.jobs_size(), 1);
+    of_a += leased.jobs(0).job().spec().tenant() == "a";
+    v1::AckResult result;
+    ASSERT_TRUE(Complete(*worker, leased.jobs(0).job().id(),
+                         leased.jobs(0).lease_token(), &result)
+                    .ok());
+  }
+  EXPECT_GE(of_a, 80) << "weight 9 against 1 (50 with weight 1)";
 }
 
 }  // namespace
