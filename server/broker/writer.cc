@@ -102,7 +102,10 @@ std::vector<Writer::Applied> Writer::ApplyTurns(std::vector<Turn>& turns) {
   }
   bool was_failed = store_->failed();
   auto start = std::chrono::steady_clock::now();
-  Status status = batches.empty() ? Status::Ok() : store_->Apply(batches);
+  // Called with no batches too: a group that writes nothing still answers
+  // for state that earlier turns built, which after a failed write may
+  // never reach the disk (an idempotent duplicate of a lost enqueue).
+  Status status = store_->Apply(batches);
   double apply_seconds = SecondsSince(start);
   LogFirstFailure(status, was_failed, turns.size());
   for (size_t i = 0; i < turns.size(); ++i) {
@@ -138,7 +141,7 @@ void Writer::SyncLoop() {
     bool was_failed = store_->failed();
     auto start = std::chrono::steady_clock::now();
     if (wrote > 0) last_sync_ = start;
-    Status sync = wrote > 0 ? store_->SyncLog() : Status::Ok();
+    Status sync = wrote > 0 ? store_->SyncLog() : store_->CheckNotFailed();
     {
       // Before the replies: a producer that sends its next write on this
       // acknowledgement must find the sync thread idle (PaceSync).

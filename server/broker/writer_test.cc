@@ -232,6 +232,27 @@ TEST_F(WriterTest, PacingDoesNotBlockSubmitForTheInterval) {
   EXPECT_EQ(fourth.get().ack.wait_for(kBound), std::future_status::ready);
 }
 
+// After a failed write, a turn that writes nothing (a duplicate enqueue
+// answered from memory, a read) may describe state that never reached the
+// disk: it is failed too, not answered OK.
+TEST_F(WriterTest, AfterAFailedApplyATurnThatWritesNothingFailsToo) {
+  faults_.FailAppends(true);
+  Writer writer(store_.get(), 4);
+  writer.Start();
+  // The read goes in once t1 is answered: a group of its own, and no
+  // writer thread appends to log_ while another does.
+  std::promise<void> answered;
+  Turn first = MakeTurn(true, "t1");
+  first.replies.push_back([&](const Status&) { answered.set_value(); });
+  writer.Submit(std::move(first));
+  ASSERT_EQ(answered.get_future().wait_for(kBound), std::future_status::ready);
+  writer.Submit(MakeTurn(false, "read"));
+  writer.Stop();
+  EXPECT_EQ(log_, (std::vector<std::string>{
+                      "t1 lease UNAVAILABLE", "t1 ack UNAVAILABLE",
+                      "read lease UNAVAILABLE", "read ack UNAVAILABLE"}));
+}
+
 TEST_F(WriterTest, AFailedApplyFailsEveryReply) {
   faults_.FailAppends(true);
   Writer writer(store_.get(), 4);

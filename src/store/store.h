@@ -118,6 +118,8 @@ class Store {
 
   // --- Any thread ------------------------------------------------------------
   bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // UNAVAILABLE once a write or sync has failed (the lasting failed state).
+  Status CheckNotFailed() const;
 
   StatusOr<std::optional<v1::JobRecord>> GetJob(uint64_t job_id) const;
   // One result per id, in order; nullopt for ids not stored.
@@ -149,7 +151,6 @@ class Store {
 
  private:
   Store() = default;
-  Status CheckNotFailed() const;
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // by Family
