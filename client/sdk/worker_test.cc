@@ -201,7 +201,9 @@ TEST_F(WorkerTest, HeartbeatsKeepALongJobsLease) {
   WorkerStats stats = worker->stats();
   EXPECT_EQ(stats.succeeded, 1u);
   EXPECT_EQ(stats.lost_leases, 0u);
-  EXPECT_GE(stats.heartbeats, 5u);  // every ~333 ms for 2.5 s
+  // A 1 s lease spans 2.5 s only with two extensions or more (~7 are sent,
+  // one every ~333 ms; fewer on a loaded machine).
+  EXPECT_GE(stats.heartbeats, 2u);
   EXPECT_EQ(errors(), "");
 }
 

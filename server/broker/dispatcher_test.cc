@@ -41,7 +41,7 @@ TEST(DispatcherTest, AFullQueueAnswersResourceExhaustedAndEveryCallEnds) {
     }
     // At most one turn with the writer, one blocked, one queued: the rest
     // were refused at once.
-    EXPECT_GE(exhausted.load(), kCalls - 6);
+    EXPECT_GE(exhausted.load(), kCalls - 3);
     writer.Start();  // the disk catches up; everything drains
     dispatcher.Stop();
     writer.Stop();
