@@ -2,7 +2,8 @@
 // loopback port, for answers a real fairqd gives only under load or not on
 // demand. Complete and Fail are refused with RESOURCE_EXHAUSTED (a full
 // command queue) the first `refusals` times and then acknowledged item by
-// item; Lease answers at once with no jobs. It keeps what it was sent.
+// item; Lease answers at once, with the job offered (Offer) if there is
+// one, else none; Heartbeat acknowledges. It keeps what it was sent.
 //
 // Thread-safe: gRPC's threads call the handlers, the test reads.
 #ifndef FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
@@ -14,7 +15,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fairq/v1/fairq.grpc.pb.h"
@@ -67,11 +70,26 @@ class StandInBroker final : public v1::Worker::Service {
   }
 
   grpc::Status Lease(grpc::ServerContext*, const v1::LeaseRequest*,
-                     v1::LeaseResponse*) override {
+                     v1::LeaseResponse* response) override {
     std::lock_guard<std::mutex> lock(mu_);
     leases_.push_back(Clock::now());
-    leased_.notify_all();
+    if (offered_) *response->add_jobs() = *std::exchange(offered_, {});
+    changed_.notify_all();
     return grpc::Status::OK;
+  }
+
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest*,
+                         v1::HeartbeatResponse*) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    heartbeats_.push_back(Clock::now());
+    changed_.notify_all();
+    return grpc::Status::OK;
+  }
+
+  // The next Lease call gets `job`.
+  void Offer(v1::LeasedJob job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    offered_ = std::move(job);
   }
 
   // Complete and Fail calls so far.
@@ -87,28 +105,40 @@ class StandInBroker final : public v1::Worker::Service {
     std::lock_guard<std::mutex> lock(mu_);
     return errors_;
   }
-  // When each Lease call came, once there were `n` (fewer if `bound`
-  // passed first).
+  // When each Lease (Heartbeat) call came, once there were `n`, or fewer
+  // if `bound` passed first.
   std::vector<Clock::time_point> WaitForLeases(size_t n,
                                                Clock::duration bound) {
-    std::unique_lock<std::mutex> lock(mu_);
-    leased_.wait_for(lock, bound, [&] { return leases_.size() >= n; });
-    return leases_;
+    return WaitFor(leases_, n, bound);
+  }
+  std::vector<Clock::time_point> WaitForHeartbeats(size_t n,
+                                                   Clock::duration bound) {
+    return WaitFor(heartbeats_, n, bound);
   }
 
  private:
+  std::vector<Clock::time_point> WaitFor(
+      const std::vector<Clock::time_point>& calls, size_t n,
+      Clock::duration bound) {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait_for(lock, bound, [&] { return calls.size() >= n; });
+    return calls;
+  }
+
   static grpc::Status Refusal() {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                         "dispatcher: command queue full");
   }
 
   std::mutex mu_;
-  std::condition_variable leased_;
+  std::condition_variable changed_;  // a Lease or Heartbeat came
   int refusals_;
   int acks_ = 0;
   std::vector<uint64_t> completed_;
   std::vector<std::string> errors_;
   std::vector<Clock::time_point> leases_;
+  std::vector<Clock::time_point> heartbeats_;
+  std::optional<v1::LeasedJob> offered_;
   std::unique_ptr<grpc::Server> server_;  // last: stops before the above go
   std::string address_;
 };

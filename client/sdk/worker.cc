@@ -65,13 +65,15 @@ std::string DefaultWorkerId() {
          std::to_string(getpid());
 }
 
-// A third of the lease, as the broker's deadline implies when the job did
-// not name its lease duration (the broker default then applies).
+// A third of the lease. A broker older than LeasedJob.lease_duration left
+// it to be worked out from the job's spec or, when the job left it to the
+// broker's default, from the deadline and this machine's clock.
 milliseconds HeartbeatInterval(const v1::LeasedJob& leased,
                                milliseconds configured) {
   if (configured.count() > 0) return configured;
   milliseconds lease =
-      leased.job().spec().has_lease_duration()
+      leased.has_lease_duration() ? internal::ToMillis(leased.lease_duration())
+      : leased.job().spec().has_lease_duration()
           ? internal::ToMillis(leased.job().spec().lease_duration())
           : std::chrono::duration_cast<milliseconds>(
                 internal::ToTimePoint(leased.deadline()) -

@@ -581,6 +581,45 @@ TEST(WorkerPauseTest, AnIdleWorkerThatDoesNotWaitPausesBetweenLeases) {
   EXPECT_GE(leases[2] - leases[0], milliseconds(200));
 }
 
+// A broker whose clock is an hour behind this machine's: the lease's
+// deadline looks long past. Heartbeats follow the lease_duration the lease
+// carries (3 s: one a second), not the deadline (which gave the 50 ms
+// floor: twenty a second).
+TEST(WorkerClockTest, HeartbeatsFollowTheLeaseDurationNotTheClocks) {
+  testing::StandInBroker broker(/*refusals=*/0);
+  ASSERT_FALSE(broker.address().empty());
+  v1::LeasedJob job;
+  job.mutable_job()->set_id(7);
+  job.set_lease_token(1);
+  job.mutable_deadline()->set_seconds(
+      std::chrono::duration_cast<seconds>(
+          (std::chrono::system_clock::now() - std::chrono::hours(1))
+              .time_since_epoch())
+          .count());
+  job.mutable_lease_duration()->set_seconds(3);
+  broker.Offer(job);
+  auto worker = Worker::Create(broker.address(), WorkerOptions{});
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  ASSERT_TRUE((*worker)
+                  ->Start([released](JobContext&) {
+                    released.wait_for(kBound);
+                    return Outcome::Success();
+                  })
+                  .ok());
+  std::vector<testing::StandInBroker::Clock::time_point> leases =
+      broker.WaitForLeases(1, kBound);
+  std::vector<testing::StandInBroker::Clock::time_point> beats =
+      broker.WaitForHeartbeats(2, kBound);
+  release.set_value();
+  (*worker)->Stop();
+  ASSERT_FALSE(leases.empty());
+  ASSERT_EQ(beats.size(), 2u);
+  EXPECT_GE(beats[0] - leases[0], milliseconds(900));
+  EXPECT_GE(beats[1] - beats[0], milliseconds(900));
+}
+
 TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
   WorkerOptions options;
   options.slots = 0;

@@ -123,6 +123,8 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
   out->set_last_error(last_error);
   leased->set_lease_token(job.token);
   *leased->mutable_deadline() = TimeUtil::MillisecondsToTimestamp(job.at_ms);
+  *leased->mutable_lease_duration() =
+      TimeUtil::MillisecondsToDuration(job.lease_ms);
   if (std::optional<PayloadCache::Entry> cached = payloads_.Take(job_id)) {
     *out->mutable_spec() = std::move(cached->spec);
     *out->mutable_enqueued_at() =

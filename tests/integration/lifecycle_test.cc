@@ -108,6 +108,7 @@ TEST_F(LifecycleTest, EnqueueLeaseHeartbeatComplete) {
   int64_t deadline = ToMillis(leased.deadline());
   EXPECT_GE(deadline, before_lease + 10'000 - 1000);
   EXPECT_LE(deadline, after_lease + 10'000 + 1000);
+  EXPECT_EQ(ToMillis(leased.lease_duration()), 10'000);  // clock-free
   EXPECT_EQ(StateOf(id), v1::JOB_STATE_LEASED);
 
   // A heartbeat some time later moves the deadline out by that much.
@@ -175,6 +176,8 @@ TEST_F(LifecycleTest, WaitingLeaseIsAnsweredWhenAJobArrives) {
   ASSERT_EQ(response.jobs_size(), 1);
   EXPECT_EQ(response.jobs(0).job().id(), id);
   EXPECT_EQ(response.jobs(0).job().spec().payload(), "wake-up");
+  // The spec named no lease: the broker's default_lease_seconds.
+  EXPECT_EQ(ToMillis(response.jobs(0).lease_duration()), 30'000);
   EXPECT_LT(elapsed_ms, 5000) << "answered by its 20 s wait, not the job";
 }
 

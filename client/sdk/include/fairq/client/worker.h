@@ -42,7 +42,7 @@ struct WorkerOptions {
   // without waiting and pauses after each empty answer, as after an error
   // (the retry backoff, growing while idle; at least 100 ms).
   std::chrono::milliseconds lease_wait{10'000};
-  // 0: a third of each job's lease duration.
+  // 0: a third of each lease's duration (as the broker sends it).
   std::chrono::milliseconds heartbeat_interval{0};
   // How long Stop() waits for running handlers before giving jobs back.
   std::chrono::milliseconds stop_timeout{30'000};
