@@ -294,13 +294,21 @@ class DeadCommand final : public RpcCommand {
       auto context = Context();
       grpc::Status status =
           Admin()->RequeueDeadLetters(context.get(), request, &response);
-      if (!status.ok()) return Fail(status, err);
+      if (!status.ok()) {
+        if (total.requeued() > 0) {
+          err << "fairqctl dead requeue: requeued " << total.requeued()
+              << " before this error\n";
+        }
+        return Fail(status, err);
+      }
       total.set_requeued(total.requeued() + response.requeued());
       total.set_more(response.more());
       again = response.more() && response.requeued() > 0;
     } while (again);
     return Print(total, out, [&](std::ostream& o) {
-      o << "requeued " << total.requeued() << "\n";
+      o << "requeued " << total.requeued();
+      if (total.more()) o << " (more remain, but the last call moved none)";
+      o << "\n";
     });
   }
 

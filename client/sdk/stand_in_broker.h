@@ -139,8 +139,8 @@ class StandInBroker final : public v1::Worker::Service {
   std::vector<Clock::time_point> leases_;
   std::vector<Clock::time_point> heartbeats_;
   std::optional<v1::LeasedJob> offered_;
-  std::unique_ptr<grpc::Server> server_;  // last: stops before the above go
   std::string address_;
+  std::unique_ptr<grpc::Server> server_;  // last: stops before the above go
 };
 
 }  // namespace fairq::testing

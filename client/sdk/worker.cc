@@ -28,13 +28,14 @@ using internal::RunningJob;
 using std::chrono::milliseconds;
 
 constexpr uint32_t kMaxSlots = 10'000;
+constexpr size_t kMaxPools = 64;
 constexpr milliseconds kMaxLeaseWait{30'000};
 // Below this a heartbeat interval would flood the broker (and it guards
 // against a lease deadline that clock skew puts in the past).
 constexpr milliseconds kMinHeartbeat{50};
-// The least pause of the lease loop after an error or an empty answer to a
-// call that did not wait, whatever the retry options say: the loop runs
-// as long as the worker, so it must not spin.
+// The least pause of the lease loop after an error or an empty answer that
+// came sooner than this, whatever the retry options say: the loop runs as
+// long as the worker, so it must not spin.
 constexpr milliseconds kMinLeasePause{100};
 
 Status Invalid(const std::string& field, const std::string& rule) {
@@ -47,6 +48,17 @@ Status Validate(const WorkerOptions& o) {
     return Invalid("slots", "must be between 1 and 10000");
   }
   if (o.prefetch > o.slots) return Invalid("prefetch", "must be <= slots");
+  // The broker's rules, so that a worker it would refuse on every Lease
+  // fails here instead.
+  if (o.pools.size() > kMaxPools) return Invalid("pools", "at most 64");
+  for (size_t i = 0; i < o.pools.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (o.pools[i] == o.pools[j]) {
+        return Invalid("pools[" + std::to_string(i) + "]",
+                       "the same as pools[" + std::to_string(j) + "]");
+      }
+    }
+  }
   if (o.lease_wait.count() < 0 || o.lease_wait > kMaxLeaseWait) {
     return Invalid("lease_wait", "must be between 0 and 30 s");
   }
@@ -213,10 +225,14 @@ void WorkerImpl::LeaseLoop() {
     // The broker takes at most `slots` per call; the rest comes next call.
     uint32_t want = std::min(room_, options_.slots);
     lock.unlock();
+    Clock::time_point asked = Clock::now();
     StatusOr<std::vector<v1::LeasedJob>> jobs = Lease(context, want);
+    // An empty answer that came at once (lease_wait 0 or a few ms, or a
+    // broker that stopped waiting early) is paused after, as an error is.
+    bool waited = Clock::now() - asked >= kMinLeasePause;
     lock.lock();
     lease_call_ = nullptr;
-    if (jobs.ok() && (!jobs->empty() || options_.lease_wait.count() > 0)) {
+    if (jobs.ok() && (!jobs->empty() || waited)) {
       backoff.Reset();
       Hand(*jobs);
       continue;
@@ -227,8 +243,7 @@ void WorkerImpl::LeaseLoop() {
       internal::ReportError(options_, jobs.status());
       lock.lock();
     }
-    // After an error, or an empty answer to a call that did not wait
-    // (lease_wait 0): a growing pause, not a spin.
+    // A growing pause, not a spin.
     slot_freed_.wait_for(lock, std::max(backoff.Next(), kMinLeasePause),
                          [this] { return stopping_; });
   }

@@ -562,23 +562,28 @@ TEST_F(WorkerTest, DestroyingTheWorkerEndsRun) {
   EXPECT_TRUE(run.get().ok());
 }
 
-// With lease_wait 0 each Lease is answered at once; an idle worker pauses
-// between them (the retry backoff, at least 100 ms) instead of spinning.
-TEST(WorkerPauseTest, AnIdleWorkerThatDoesNotWaitPausesBetweenLeases) {
-  testing::StandInBroker broker(/*refusals=*/0);
-  ASSERT_FALSE(broker.address().empty());
-  WorkerOptions options;
-  options.lease_wait = milliseconds(0);
-  options.retry.initial_backoff = milliseconds(0);  // the floor applies
-  options.retry.max_backoff = milliseconds(0);
-  auto worker = Worker::Create(broker.address(), options);
-  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
-  ASSERT_TRUE(
-      (*worker)->Start([](JobContext&) { return Outcome::Success(); }).ok());
-  std::vector<Clock::time_point> leases = broker.WaitForLeases(3, kBound);
-  (*worker)->Stop();
-  ASSERT_GE(leases.size(), 3u);
-  EXPECT_GE(leases[2] - leases[0], milliseconds(200));
+// An empty Lease answer that comes at once is followed by a pause (the
+// retry backoff, at least 100 ms), not by the next call: with lease_wait 0,
+// and with a broker that does not wait the 10 s asked (the stand-in).
+TEST(WorkerPauseTest, AnIdleWorkerAnsweredAtOncePausesBetweenLeases) {
+  for (milliseconds wait : {milliseconds(0), milliseconds(10'000)}) {
+    SCOPED_TRACE("lease_wait " + std::to_string(wait.count()) + " ms");
+    testing::StandInBroker broker(/*refusals=*/0);
+    ASSERT_FALSE(broker.address().empty());
+    WorkerOptions options;
+    options.lease_wait = wait;
+    options.retry.initial_backoff = milliseconds(0);  // the floor applies
+    options.retry.max_backoff = milliseconds(0);
+    auto worker = Worker::Create(broker.address(), options);
+    ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+    ASSERT_TRUE(
+        (*worker)->Start([](JobContext&) { return Outcome::Success(); }).ok());
+    std::vector<testing::StandInBroker::Clock::time_point> leases =
+        broker.WaitForLeases(3, kBound);
+    (*worker)->Stop();
+    ASSERT_GE(leases.size(), 3u);
+    EXPECT_GE(leases[2] - leases[0], milliseconds(200));
+  }
 }
 
 // A broker whose clock is an hour behind this machine's: the lease's
@@ -634,6 +639,16 @@ TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
   EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
   options.prefetch = 1;  // as many as slots
   EXPECT_TRUE(Worker::Create("127.0.0.1:1", options).ok());
+  options.pools = {"gpu", "cpu", "gpu"};  // the broker would refuse each Lease
+  auto twice = Worker::Create("127.0.0.1:1", options);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(),
+            "WorkerOptions.pools[2]: the same as pools[0]");
+  options.pools.assign(65, "");
+  for (size_t i = 0; i < options.pools.size(); ++i) {
+    options.pools[i] = "p" + std::to_string(i);
+  }
+  EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
 }
 
 }  // namespace

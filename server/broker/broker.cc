@@ -9,7 +9,9 @@
 namespace fairq::server {
 namespace {
 
-// Read-only commands still run while the store is in the failed state.
+// Commands that write nothing still run while the store is in the failed
+// state (a canceled Lease is cleaned up, /metrics answered); a reply that
+// goes through the writer is answered UNAVAILABLE there all the same.
 bool Mutates(const Command& command) {
   return !(std::holds_alternative<GetJobCommand>(command) ||
            std::holds_alternative<GetTenantCommand>(command) ||
@@ -117,7 +119,7 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
         } else if constexpr (std::is_same_v<T, SetTenantCommand>) {
           HandleSetTenant(c, turn);
         } else if constexpr (std::is_same_v<T, SetOrgsCommand>) {
-          HandleSetOrgs(c, turn);
+          HandleSetOrgs(c);
         } else if constexpr (std::is_same_v<T, GetTenantCommand>) {
           HandleGetTenant(c, turn);
         } else if constexpr (std::is_same_v<T, ListTenantsCommand>) {

@@ -118,7 +118,9 @@ class Broker {
   Status ApplyTenant(sched::TenantId id, const v1::Tenant& config);
   void PersistTenant(sched::TenantId id, Turn& turn);
   void HandleSetTenant(SetTenantCommand& c, Turn& turn);
-  void HandleSetOrgs(SetOrgsCommand& c, Turn& turn);
+  // Adds or reweights organisations, in the scheduler and in orgs_.
+  Status ApplyOrgs(const std::vector<sched::OrgConfig>& orgs);
+  void HandleSetOrgs(SetOrgsCommand& c);
   void HandleGetTenant(GetTenantCommand& c, Turn& turn);
   void HandleListTenants(ListTenantsCommand& c, Turn& turn);
   void HandlePauseTenant(PauseTenantCommand& c, Turn& turn);
@@ -214,6 +216,8 @@ class Broker {
   // they are also the scheduler's ids.
   std::vector<PoolInfo> pools_;          // by pool id
   std::vector<TenantInfo> tenants_;      // by tenant id
+  // The configured organisations as last applied (start, SIGHUP).
+  std::vector<sched::OrgConfig> orgs_;
   absl::flat_hash_map<std::string, uint32_t> pool_ids_;
   absl::flat_hash_map<std::string, uint32_t> tenant_ids_;
   absl::flat_hash_map<uint64_t, Depth> depth_;  // by tenant << 32 | pool

@@ -19,7 +19,7 @@ metrics::BrokerState Broker::MetricsState() const {
   // Organisations as the scheduler weighs them: the configured ones, weight
   // 1 for one only named by a tenant, and a tenant without one on its own.
   std::map<std::string, uint32_t> orgs;
-  for (const sched::OrgConfig& org : config_.orgs) {
+  for (const sched::OrgConfig& org : orgs_) {
     orgs.emplace(org.name, static_cast<uint32_t>(state.org_weights.size()));
     state.org_weights.push_back(org.weight);
   }

@@ -259,5 +259,27 @@ TEST_F(BrokerMetricsTest, SnapshotWeighsOrganisationsAndResolvesCaps) {
   EXPECT_EQ(c.cap_slots, std::nullopt);
 }
 
+// A SIGHUP's organisations reach the metrics as they reach the scheduler:
+// reweighted, and added.
+TEST_F(BrokerMetricsTest, SnapshotFollowsReloadedOrganisations) {
+  config_.orgs = {{"acme", 3}};
+  v1::Tenant a = config::DefaultTenantSettings();
+  a.set_name("a");
+  a.set_org("acme");
+  v1::Tenant d = a;
+  d.set_name("d");
+  d.set_org("other");
+  config_.tenants = {a, d};
+  Open();
+  Status reloaded = Internal("not answered");
+  Run(SetOrgsCommand{{{"acme", 7}, {"other", 2}},
+                     [&](const Status& status) { reloaded = status; }});
+  ASSERT_TRUE(reloaded.ok()) << reloaded.ToString();
+  metrics::BrokerState state = Snapshot();
+  ASSERT_EQ(state.tenants.size(), 2u);
+  EXPECT_EQ(state.org_weights[state.tenants[0].org], 7);
+  EXPECT_EQ(state.org_weights[state.tenants[1].org], 2);
+}
+
 }  // namespace
 }  // namespace fairq::server

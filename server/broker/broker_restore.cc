@@ -21,10 +21,7 @@ void RecordMissing(const char* index, uint64_t job_id) {
 
 Status Broker::Restore(int64_t now_ms, Turn& turn) {
   restored_ms_ = now_ms;
-  for (const sched::OrgConfig& org : config_.orgs) {
-    StatusOr<sched::OrgId> set = scheduler_->SetOrg(org);
-    if (!set.ok()) return set.status();
-  }
+  FAIRQ_RETURN_IF_ERROR(ApplyOrgs(config_.orgs));
   FAIRQ_RETURN_IF_ERROR(RestoreTenantsAndPools(turn));
   FAIRQ_RETURN_IF_ERROR(RestoreJobs(now_ms));
   return RestoreIdempotency(now_ms);

@@ -1,4 +1,6 @@
 // Tenants and pools: lookup, auto-creation, settings, pause.
+#include <algorithm>
+
 #include "server/broker/broker.h"
 #include "server/config/tenant_settings.h"
 
@@ -79,14 +81,23 @@ void Broker::PersistTenant(sched::TenantId id, Turn& turn) {
   turn.batch.PutTenant(record);
 }
 
-void Broker::HandleSetOrgs(SetOrgsCommand& c, Turn& turn) {
-  Status status = Status::Ok();
-  for (const sched::OrgConfig& org : c.orgs) {
-    status = scheduler_->SetOrg(org).status();
-    if (!status.ok()) break;
+Status Broker::ApplyOrgs(const std::vector<sched::OrgConfig>& orgs) {
+  for (const sched::OrgConfig& org : orgs) {
+    FAIRQ_RETURN_IF_ERROR(scheduler_->SetOrg(org).status());
+    auto known = std::find_if(orgs_.begin(), orgs_.end(), [&](const auto& o) {
+      return o.name == org.name;
+    });
+    if (known != orgs_.end()) {
+      known->weight = org.weight;
+    } else {
+      orgs_.push_back(org);
+    }
   }
-  Reply(turn, std::move(c.done), status);
+  return Status::Ok();
 }
+
+// Answered at once, not through the writer: organisations are not stored.
+void Broker::HandleSetOrgs(SetOrgsCommand& c) { c.done(ApplyOrgs(c.orgs)); }
 
 void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
   v1::Tenant settings = *c.tenant;

@@ -54,7 +54,7 @@ StatusOr<DeadLetters> ReadDead(const store::Store& store,
         !InPool(**record, pool)) {
       return true;
     }
-    bytes += (*record)->ByteSizeLong();
+    bytes += (*record)->ByteSizeLong() + dead.ByteSizeLong();  // + last_error
     if (found.letters.size() == limit ||
         (bytes > max_bytes && !found.letters.empty())) {
       found.more = true;

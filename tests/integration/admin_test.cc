@@ -397,6 +397,39 @@ TEST_F(AdminTest, DeadLetterReadsAreBoundedInBytes) {
   EXPECT_EQ(StatsOf("acme").dead(), 1u);
 }
 
+// The page's size counts each job's last error (up to 4 KiB) too: 1,000
+// small jobs with long errors would be over 4 MiB.
+TEST_F(AdminTest, ADeadLetterPageCountsTheErrorsToo) {
+  constexpr int kDead = 1000;
+  v1::EnqueueBatchResponse enqueued;
+  ASSERT_TRUE(EnqueueBatch(*producer_,
+                           std::vector<v1::JobSpec>(kDead, Spec("acme", "x")),
+                           &enqueued)
+                  .ok());
+  v1::LeaseResponse leased;
+  ASSERT_TRUE(Lease(*worker_, LeaseReq("w1", 5000, kDead), &leased).ok());
+  ASSERT_EQ(leased.jobs_size(), kDead);
+  v1::FailRequest fail;
+  for (const v1::LeasedJob& job : leased.jobs()) {
+    v1::Failure* failure = fail.add_failures();
+    failure->set_job_id(job.job().id());
+    failure->set_lease_token(job.lease_token());
+    failure->set_error(std::string(4096, 'e'));
+  }
+  v1::AckResponse acked;
+  ASSERT_TRUE(Call(*worker_, &v1::Worker::Stub::Fail, fail, &acked).ok());
+
+  v1::ListDeadLettersRequest list;
+  list.set_page_size(kDead);
+  v1::ListDeadLettersResponse page;
+  grpc::Status status =
+      Call(*admin_, &v1::Admin::Stub::ListDeadLetters, list, &page);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_LT(page.jobs_size(), kDead);
+  EXPECT_GT(page.jobs_size(), 500);  // 3 MiB of ~4.2 KB jobs: ~740
+  EXPECT_TRUE(page.more());
+}
+
 // max_queued counts READY + SCHEDULED jobs; beyond it Enqueue gets
 // RESOURCE_EXHAUSTED with the retry trailer, and a batch gets per-job codes.
 TEST_F(AdminTest, MaxQueuedQuotaRejectsWithARetryDelay) {

@@ -26,7 +26,7 @@ namespace fairq::client {
 
 struct WorkerOptions {
   std::string worker_id;            // empty: "<hostname>-<pid>"
-  std::vector<std::string> pools;   // empty: {"default"}
+  std::vector<std::string> pools;   // empty: {"default"}; at most 64
   uint32_t slots = 1;               // concurrent handlers, 1-10,000
   // Jobs leased ahead of free slots, 0 to `slots`. With 0 the worker never
   // holds a job it cannot start at once. With N, up to N leased jobs wait
@@ -38,9 +38,10 @@ struct WorkerOptions {
   // slots + N leases, so share-based caps and fair-share figures count the
   // waiting jobs as running. Waiting jobs are heartbeated like running ones.
   uint32_t prefetch = 0;
-  // How long each Lease call waits for work, 0-30 s. With 0 the worker asks
-  // without waiting and pauses after each empty answer, as after an error
-  // (the retry backoff, growing while idle; at least 100 ms).
+  // How long each Lease call waits for work, 0-30 s. An empty answer that
+  // came within 100 ms (a wait that short, or a broker that stopped waiting
+  // early) is followed by a pause, as an error is: the retry backoff,
+  // growing while idle, at least 100 ms.
   std::chrono::milliseconds lease_wait{10'000};
   // 0: a third of each lease's duration (as the broker sends it).
   std::chrono::milliseconds heartbeat_interval{0};
