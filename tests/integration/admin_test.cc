@@ -5,14 +5,15 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <string>
 #include <vector>
 
 #include "google/protobuf/util/message_differencer.h"
-#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
+#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/fairqd_process.h"
 
 namespace fairq::testing {
@@ -47,6 +48,48 @@ class AdminTest : public DaemonClientTest {
         Fail(*worker_, id, leased.lease_token(), "fatal", false, &result).ok());
     EXPECT_EQ(result.code(), grpc::StatusCode::OK);
     return id;
+  }
+
+  // Makes `count` dead letters of `tenant` at once, each with `error`, and
+  // returns their ids, oldest first.
+  std::vector<uint64_t> MakeDeadLetters(const std::string& tenant, int count,
+                                        const std::string& error) {
+    std::vector<uint64_t> ids;
+    for (int from = 0; from < count; from += 1000) {
+      int n = std::min(count - from, 1000);
+      v1::EnqueueBatchResponse enqueued;
+      EXPECT_TRUE(EnqueueBatch(*producer_,
+                               std::vector<v1::JobSpec>(n, Spec(tenant, "x")),
+                               &enqueued)
+                      .ok());
+      v1::LeaseResponse leased;
+      EXPECT_TRUE(Lease(*worker_, LeaseReq("w1", 5000, n), &leased).ok());
+      EXPECT_EQ(leased.jobs_size(), n);
+      v1::FailRequest fail;
+      for (const v1::LeasedJob& job : leased.jobs()) {
+        ids.push_back(job.job().id());
+        v1::Failure* failure = fail.add_failures();
+        failure->set_job_id(job.job().id());
+        failure->set_lease_token(job.lease_token());
+        failure->set_error(error);
+      }
+      v1::AckResponse acked;
+      EXPECT_TRUE(Call(*worker_, &v1::Worker::Stub::Fail, fail, &acked).ok());
+    }
+    return ids;
+  }
+
+  // One RequeueDeadLetters call for `tenant`'s dead letters in `pool`.
+  v1::RequeueDeadLettersResponse RequeueDeadOf(const std::string& tenant,
+                                               const std::string& pool = "") {
+    v1::RequeueDeadLettersRequest request;
+    request.mutable_filter()->set_tenant(tenant);
+    request.mutable_filter()->set_pool(pool);
+    v1::RequeueDeadLettersResponse response;
+    grpc::Status status =
+        Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
   }
 
   v1::Tenant SetTenant(const v1::Tenant& tenant) {
@@ -287,13 +330,7 @@ TEST_F(AdminTest, DeadLettersArePagedAndRequeuedByFilter) {
   EXPECT_FALSE(page.more());
   EXPECT_THAT(DeadLetterIds("acme"), ::testing::ElementsAre(a1, a2));
 
-  v1::RequeueDeadLettersRequest request;
-  request.mutable_filter()->set_tenant("acme");
-  v1::RequeueDeadLettersResponse response;
-  ASSERT_TRUE(
-      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response)
-          .ok());
-  EXPECT_EQ(response.requeued(), 2u);
+  EXPECT_EQ(RequeueDeadOf("acme").requeued(), 2u);
   EXPECT_THAT(DeadLetterIds("acme"), ::testing::IsEmpty());
   EXPECT_THAT(DeadLetterIds("beta"), ::testing::ElementsAre(b1));
   for (uint64_t id : {a1, a2}) {
@@ -308,12 +345,7 @@ TEST_F(AdminTest, DeadLettersArePagedAndRequeuedByFilter) {
   EXPECT_EQ(StatsOf("beta").dead(), 1u);
 
   // A pool filter that matches none of beta's jobs requeues nothing.
-  request.mutable_filter()->set_tenant("beta");
-  request.mutable_filter()->set_pool("gpu");
-  ASSERT_TRUE(
-      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response)
-          .ok());
-  EXPECT_EQ(response.requeued(), 0u);
+  EXPECT_EQ(RequeueDeadOf("beta", "gpu").requeued(), 0u);
   EXPECT_THAT(DeadLetterIds("beta"), ::testing::ElementsAre(b1));
 }
 
@@ -322,42 +354,14 @@ TEST_F(AdminTest, DeadLettersArePagedAndRequeuedByFilter) {
 // says to call again.
 TEST_F(AdminTest, RequeueByFilterMovesACallsWorthAtATime) {
   constexpr int kDead = 1001;
-  v1::EnqueueBatchResponse enqueued;
-  ASSERT_TRUE(EnqueueBatch(*producer_,
-                           std::vector<v1::JobSpec>(1000, Spec("acme", "x")),
-                           &enqueued)
-                  .ok());
-  MustEnqueue(Spec("acme", "x"));
-  v1::LeaseResponse leased;
-  ASSERT_TRUE(Lease(*worker_, LeaseReq("w1", 5000, kDead), &leased).ok());
-  ASSERT_EQ(leased.jobs_size(), kDead);
-  for (int from = 0; from < kDead; from += 1000) {
-    v1::FailRequest fail;
-    for (int i = from; i < std::min(kDead, from + 1000); ++i) {
-      v1::Failure* failure = fail.add_failures();
-      failure->set_job_id(leased.jobs(i).job().id());
-      failure->set_lease_token(leased.jobs(i).lease_token());
-      failure->set_error("fatal");
-    }
-    v1::AckResponse acked;
-    ASSERT_TRUE(Call(*worker_, &v1::Worker::Stub::Fail, fail, &acked).ok());
-  }
+  std::vector<uint64_t> ids = MakeDeadLetters("acme", kDead, "fatal");
   ASSERT_EQ(StatsOf("acme").dead(), static_cast<uint64_t>(kDead));
 
-  v1::RequeueDeadLettersRequest request;
-  request.mutable_filter()->set_tenant("acme");
-  v1::RequeueDeadLettersResponse response;
-  ASSERT_TRUE(
-      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response)
-          .ok());
+  v1::RequeueDeadLettersResponse response = RequeueDeadOf("acme");
   EXPECT_EQ(response.requeued(), 1000u);
   EXPECT_TRUE(response.more());
-  EXPECT_EQ(StatsOf("acme").dead(), 1u);
-  EXPECT_THAT(DeadLetterIds("acme"),
-              ::testing::ElementsAre(leased.jobs(kDead - 1).job().id()));
-  ASSERT_TRUE(
-      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response)
-          .ok());
+  EXPECT_THAT(DeadLetterIds("acme"), ::testing::ElementsAre(ids.back()));
+  response = RequeueDeadOf("acme");
   EXPECT_EQ(response.requeued(), 1u);
   EXPECT_FALSE(response.more());
   EXPECT_EQ(StatsOf("acme").ready(), static_cast<uint64_t>(kDead));
@@ -386,12 +390,7 @@ TEST_F(AdminTest, DeadLetterReadsAreBoundedInBytes) {
   EXPECT_EQ(page.jobs_size(), 3);
   EXPECT_TRUE(page.more());
 
-  v1::RequeueDeadLettersRequest request;
-  request.mutable_filter()->set_tenant("acme");
-  v1::RequeueDeadLettersResponse response;
-  ASSERT_TRUE(
-      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response)
-          .ok());
+  v1::RequeueDeadLettersResponse response = RequeueDeadOf("acme");
   EXPECT_EQ(response.requeued(), 33u);
   EXPECT_TRUE(response.more());
   EXPECT_EQ(StatsOf("acme").dead(), 1u);
@@ -401,24 +400,7 @@ TEST_F(AdminTest, DeadLetterReadsAreBoundedInBytes) {
 // small jobs with long errors would be over 4 MiB.
 TEST_F(AdminTest, ADeadLetterPageCountsTheErrorsToo) {
   constexpr int kDead = 1000;
-  v1::EnqueueBatchResponse enqueued;
-  ASSERT_TRUE(EnqueueBatch(*producer_,
-                           std::vector<v1::JobSpec>(kDead, Spec("acme", "x")),
-                           &enqueued)
-                  .ok());
-  v1::LeaseResponse leased;
-  ASSERT_TRUE(Lease(*worker_, LeaseReq("w1", 5000, kDead), &leased).ok());
-  ASSERT_EQ(leased.jobs_size(), kDead);
-  v1::FailRequest fail;
-  for (const v1::LeasedJob& job : leased.jobs()) {
-    v1::Failure* failure = fail.add_failures();
-    failure->set_job_id(job.job().id());
-    failure->set_lease_token(job.lease_token());
-    failure->set_error(std::string(4096, 'e'));
-  }
-  v1::AckResponse acked;
-  ASSERT_TRUE(Call(*worker_, &v1::Worker::Stub::Fail, fail, &acked).ok());
-
+  MakeDeadLetters("acme", kDead, std::string(4096, 'e'));
   v1::ListDeadLettersRequest list;
   list.set_page_size(kDead);
   v1::ListDeadLettersResponse page;
