@@ -200,6 +200,18 @@ TEST_F(ProducerTest, BadInputIsRefusedWithoutACall) {
   both.not_before = std::chrono::system_clock::now();
   StatusOr<EnqueueResult> result = producer->Enqueue(both);
   EXPECT_EQ(result.status().code(), Code::kInvalidArgument);
+  // Strings the broker's parser would refuse, with no word of the field.
+  JobSpec binary = Job("t\xff");
+  result = producer->Enqueue(binary);
+  EXPECT_EQ(result.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(result.status().message(), "tenant: not valid UTF-8");
+  binary = Job("t");
+  binary.labels["k"] = "\xc3";
+  EXPECT_EQ(producer->Enqueue(binary).status().message(),
+            "labels: not valid UTF-8");
+  binary.labels.clear();
+  binary.payload = "\xff";  // bytes: anything goes
+  EXPECT_TRUE(producer->Enqueue(binary).ok());
   // The broker's own validation comes back as it is.
   StatusOr<EnqueueResult> no_tenant = producer->Enqueue(Job(""));
   EXPECT_EQ(no_tenant.status().code(), Code::kInvalidArgument);
