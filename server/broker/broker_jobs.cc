@@ -133,6 +133,8 @@ void Broker::MakeDead(uint64_t job_id, JobMeta& job, int64_t now_ms,
   dead.set_attempts(job.attempts);
   dead.set_last_error(jobs_.LastError(job_id));
   dead.set_died_unix_ms(now_ms);
+  dead.set_tenant(tenants_[job.tenant].config.name());
+  dead.set_pool(pools_[job.pool].name);
   turn.batch.PutDead(job_id, dead);
   dead_ids_.insert(job_id);
   ++DepthOf(job.tenant, job.pool).dead;

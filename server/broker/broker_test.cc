@@ -295,6 +295,9 @@ TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   auto dead = store_->GetDead(id);
   ASSERT_TRUE(dead.ok() && dead->has_value());
   EXPECT_EQ((*dead)->attempts(), 2u);
+  // Kept with the dead letter, so that filters need not read the job.
+  EXPECT_EQ((*dead)->tenant(), "a");
+  EXPECT_EQ((*dead)->pool(), "default");
 }
 
 // A requeue built from a dead letter read before another requeue revived

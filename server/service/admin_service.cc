@@ -29,6 +29,15 @@ bool InPool(const v1::JobRecord& record, const std::string& pool) {
   return pool.empty() || job_pool == pool;
 }
 
+// Whether a dead letter's own record rules it out of the filter, before its
+// job record is read (records from before DeadRecord.tenant never do).
+bool FilteredOut(const v1::DeadRecord& dead, const std::string& tenant,
+                 const std::string& pool) {
+  return (!tenant.empty() && !dead.tenant().empty() &&
+          dead.tenant() != tenant) ||
+         (!pool.empty() && !dead.pool().empty() && dead.pool() != pool);
+}
+
 struct DeadLetters {
   std::vector<std::pair<v1::JobRecord, v1::DeadRecord>> letters;
   bool more = false;  // more match than were read
@@ -45,6 +54,7 @@ StatusOr<DeadLetters> ReadDead(const store::Store& store,
   Status read_error;
   Status scan = store.ScanDead(after_id, [&](const uint64_t& id,
                                              const v1::DeadRecord& dead) {
+    if (FilteredOut(dead, tenant, pool)) return true;
     auto record = store.GetJob(id);
     if (!record.ok()) {
       read_error = record.status();
