@@ -94,6 +94,29 @@ class WorkerTest : public ::testing::Test {
     return errors_;
   }
 
+  // Runs `handler` on a 2-slot worker until it has taken `count` jobs, then
+  // stops it, which returns once their reports are acknowledged. Null (and
+  // a test failure) if the jobs did not all come within the bound.
+  std::unique_ptr<Worker> HandleThenStop(int count, Handler handler) {
+    std::atomic<int> handled{0};
+    std::promise<void> all_handled;
+    WorkerOptions options;
+    options.slots = 2;
+    auto worker = MakeWorker(options);
+    if (worker == nullptr) return nullptr;
+    EXPECT_TRUE(worker
+                    ->Start([&](JobContext& job) {
+                      if (++handled == count) all_handled.set_value();
+                      return handler(job);
+                    })
+                    .ok());
+    std::future<void> done = all_handled.get_future();
+    bool arrived = Arrives(done);
+    EXPECT_TRUE(arrived) << handled.load() << " of " << count << " handled";
+    worker->Stop();
+    return arrived ? std::move(worker) : nullptr;
+  }
+
   testing::FairqdProcess daemon_;
   std::unique_ptr<Producer> producer_;
   std::mutex mu_;
@@ -105,23 +128,13 @@ TEST_F(WorkerTest, OutcomesMapToCompleteAndFail) {
   uint64_t retry = MustEnqueue(Job("t", "retry"));
   uint64_t fail = MustEnqueue(Job("t", "fail"));
   uint64_t thrown = MustEnqueue(Job("t", "throw"));
-  std::atomic<int> handled{0};
-  std::promise<void> all_handled;
-  WorkerOptions options;
-  options.slots = 2;
-  auto worker = MakeWorker(options);
+  auto worker = HandleThenStop(4, [](JobContext& job) {
+    if (job.payload() == "retry") return Outcome::Retry("busy");
+    if (job.payload() == "fail") return Outcome::Fail("bad input");
+    if (job.payload() == "throw") throw std::runtime_error("oops");
+    return Outcome::Success();
+  });
   ASSERT_NE(worker, nullptr);
-  ASSERT_TRUE(worker->Start([&](JobContext& job) {
-                     if (++handled == 4) all_handled.set_value();
-                     if (job.payload() == "retry") return Outcome::Retry("busy");
-                     if (job.payload() == "fail") return Outcome::Fail("bad input");
-                     if (job.payload() == "throw") throw std::runtime_error("oops");
-                     return Outcome::Success();
-                   })
-                  .ok());
-  std::future<void> done = all_handled.get_future();
-  ASSERT_TRUE(Arrives(done));
-  worker->Stop();  // returns once the reports are acknowledged
 
   EXPECT_EQ(Lookup(ok).state(), v1::JOB_STATE_SUCCEEDED);
   v1::Job retried = Lookup(retry);
@@ -147,23 +160,11 @@ TEST_F(WorkerTest, OutcomesMapToCompleteAndFail) {
 TEST_F(WorkerTest, ErrorsTooLongOrNotUtf8StillReachTheBroker) {
   uint64_t longer = MustEnqueue(Job("t", "long"));
   uint64_t binary = MustEnqueue(Job("t", "binary"));
-  std::atomic<int> handled{0};
-  std::promise<void> both_handled;
-  WorkerOptions options;
-  options.slots = 2;
-  auto worker = MakeWorker(options);
+  auto worker = HandleThenStop(2, [](JobContext& job) {
+    return job.payload() == "long" ? Outcome::Retry(std::string(5000, 'e'))
+                                   : Outcome::Retry("bad \xFF byte");
+  });
   ASSERT_NE(worker, nullptr);
-  ASSERT_TRUE(worker
-                  ->Start([&](JobContext& job) {
-                    if (++handled == 2) both_handled.set_value();
-                    return job.payload() == "long"
-                               ? Outcome::Retry(std::string(5000, 'e'))
-                               : Outcome::Retry("bad \xFF byte");
-                  })
-                  .ok());
-  std::future<void> done = both_handled.get_future();
-  ASSERT_TRUE(Arrives(done));
-  worker->Stop();
 
   EXPECT_EQ(Lookup(longer).last_error(), std::string(4093, 'e') + "...");
   EXPECT_EQ(Lookup(binary).last_error(), "bad \xEF\xBF\xBD byte");
