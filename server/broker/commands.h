@@ -8,8 +8,10 @@
 // jobs, earlier (a lease may be forgotten by a power loss: the job is
 // redelivered): on the dispatcher thread once it hands the turn to the
 // writer when every spec came from the payload cache, else on the apply
-// thread once the turn is applied. A command never runs `done` twice, and
-// every command runs it exactly once, even at shutdown.
+// thread once the turn is applied. SetOrgs and MetricsSnapshot, which
+// neither write nor report anything stored, run it on the dispatcher thread
+// at once. A command never runs `done` twice, and every command runs it
+// exactly once, even at shutdown.
 #ifndef FAIRQ_SERVER_BROKER_COMMANDS_H_
 #define FAIRQ_SERVER_BROKER_COMMANDS_H_
 
