@@ -83,13 +83,16 @@ std::string DefaultWorkerId() {
 milliseconds HeartbeatInterval(const v1::LeasedJob& leased,
                                milliseconds configured) {
   if (configured.count() > 0) return configured;
-  milliseconds lease =
-      leased.has_lease_duration() ? internal::ToMillis(leased.lease_duration())
-      : leased.job().spec().has_lease_duration()
-          ? internal::ToMillis(leased.job().spec().lease_duration())
-          : std::chrono::duration_cast<milliseconds>(
-                internal::ToTimePoint(leased.deadline()) -
-                std::chrono::system_clock::now());
+  milliseconds lease;
+  if (leased.has_lease_duration()) {
+    lease = internal::ToMillis(leased.lease_duration());
+  } else if (leased.job().spec().has_lease_duration()) {
+    lease = internal::ToMillis(leased.job().spec().lease_duration());
+  } else {
+    lease = std::chrono::duration_cast<milliseconds>(
+        internal::ToTimePoint(leased.deadline()) -
+        std::chrono::system_clock::now());
+  }
   return std::max(lease / 3, kMinHeartbeat);
 }
 

@@ -101,9 +101,9 @@ struct SetTenantCommand {
   Done done;
 };
 
-// The config file's organisations, added or reweighted (start and SIGHUP;
-// they are not stored). An organisation no longer in the file keeps its
-// weight until the next start.
+// SIGHUP: the config file's organisations, added or reweighted (at start,
+// Broker::Restore applies them; they are not stored). An organisation no
+// longer in the file keeps its weight until the next start.
 struct SetOrgsCommand {
   std::vector<sched::OrgConfig> orgs;  // validated
   Done done;

@@ -81,6 +81,12 @@ class BadInputTest : public DaemonClientTest {
   FairqdProcess daemon_;
 };
 
+// The call was refused as INVALID_ARGUMENT naming `field`.
+void ExpectInvalid(const grpc::Status& status, const std::string& field) {
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr(field));
+}
+
 struct BadSpec {
   std::string name;
   std::function<void(v1::JobSpec&)> spoil;
@@ -442,10 +448,9 @@ TEST_F(BadInputTest, AdminRequestsAreChecked) {
       Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, requeue, &requeued)
           .error_code(),
       grpc::StatusCode::NOT_FOUND);
-  status = Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters,
-                v1::RequeueDeadLettersRequest(), &requeued);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("job_id or filter"));
+  ExpectInvalid(Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters,
+                     v1::RequeueDeadLettersRequest(), &requeued),
+                "job_id or filter");
 
   v1::PurgeTenantRequest purge;
   purge.set_tenant("stranger");
@@ -455,27 +460,21 @@ TEST_F(BadInputTest, AdminRequestsAreChecked) {
       grpc::StatusCode::NOT_FOUND);
   purge.set_tenant("known");
   purge.set_pool("nope");
-  status = Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("pool: unknown pool"));
+  ExpectInvalid(Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged),
+                "pool: unknown pool");
   purge.set_pool("a b");
-  status = Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("pool:"));
+  ExpectInvalid(Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged),
+                "pool:");
   purge.set_tenant("");
-  status = Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("tenant:"));
+  ExpectInvalid(Call(*admin_, &v1::Admin::Stub::PurgeTenant, purge, &purged),
+                "tenant:");
 
   // Names are checked before any lookup: no raw bytes echoed back.
   get.set_name("bad\x01name");
-  status = Call(*admin_, &v1::Admin::Stub::GetTenant, get, &got);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("name:"));
+  ExpectInvalid(Call(*admin_, &v1::Admin::Stub::GetTenant, get, &got), "name:");
   v1::PauseTenantRequest pause;
-  status = Call(*admin_, &v1::Admin::Stub::PauseTenant, pause, &got);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("name:"));
+  ExpectInvalid(Call(*admin_, &v1::Admin::Stub::PauseTenant, pause, &got),
+                "name:");
   status = Call(*admin_, &v1::Admin::Stub::ResumeTenant, pause, &got);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 
