@@ -6,6 +6,15 @@
 
 namespace fairq::client::internal {
 
+struct Heartbeater::Call {
+  const RunningJob* key = nullptr;
+  std::shared_ptr<RunningJob> job;  // keeps `key` from being reused
+  grpc::ClientContext context;
+  v1::HeartbeatRequest request;
+  v1::HeartbeatResponse response;
+  grpc::Status status;  // written by the callback, before Finished
+};
+
 Heartbeater::Heartbeater(v1::Worker::Stub* stub, const WorkerOptions* options,
                          Counters* counters)
     : stub_(stub), options_(options), counters_(counters), thread_([this] {
@@ -27,7 +36,11 @@ void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
   const RunningJob* key = job.get();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_[key] = {std::move(job), due};
+    auto [found, added] = jobs_.try_emplace(key);
+    if (!added && found->second.call == nullptr) {
+      due_.erase({found->second.due, key});
+    }
+    found->second = Entry{std::move(job), due, nullptr};
     due_.insert({due, key});
   }
   changed_.notify_one();
@@ -37,15 +50,20 @@ void Heartbeater::Remove(const RunningJob* job) {
   std::lock_guard<std::mutex> lock(mu_);
   auto found = jobs_.find(job);
   if (found == jobs_.end()) return;
-  due_.erase({found->second.second, job});
+  if (found->second.call == nullptr) due_.erase({found->second.due, job});
   jobs_.erase(found);
 }
 
-// Sleeps until the earliest due heartbeat; the call itself is made without
-// the lock, so Add and Remove never wait for the network.
+// Sleeps until an answer comes or a heartbeat is due. Calls are started
+// and answers acted on without the lock, so Add and Remove never wait for
+// the network or for on_error.
 void Heartbeater::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
+    if (!finished_.empty()) {
+      HandleFinished(lock);
+      continue;
+    }
     if (due_.empty()) {
       changed_.wait(lock);
       continue;
@@ -55,39 +73,83 @@ void Heartbeater::Loop() {
       changed_.wait_until(lock, due);
       continue;
     }
-    std::shared_ptr<RunningJob> job = jobs_[key].first;
-    lock.unlock();
-    bool alive = Beat(*job);
-    lock.lock();
-    auto found = jobs_.find(key);
-    if (found == jobs_.end() || found->second.first != job) continue;
-    due_.erase({found->second.second, key});
-    if (!alive) {
+    Send(key, lock);
+  }
+  CancelInFlight(lock);
+}
+
+void Heartbeater::Send(const RunningJob* key,
+                       std::unique_lock<std::mutex>& lock) {
+  Entry& entry = jobs_.at(key);
+  due_.erase({entry.due, key});
+  auto call = std::make_unique<Call>();
+  call->key = key;
+  call->job = entry.job;
+  call->request.set_job_id(entry.job->context.id());
+  call->request.set_lease_token(entry.job->token);
+  // Waiting for a connection (rather than failing at once) keeps it being
+  // made while the broker restarts. One interval bounds the wait, so that
+  // after a call lost that way the next one still comes inside the lease
+  // (three intervals by default).
+  call->context.set_wait_for_ready(true);
+  call->context.set_deadline(DeadlineIn(
+      std::min(options_->rpc_timeout, entry.job->heartbeat_interval)));
+  Call* started = call.get();
+  entry.call = started;
+  in_flight_.emplace(started, std::move(call));
+  // Only this thread destroys calls, so `started` outlives the unlock.
+  lock.unlock();
+  stub_->async()->Heartbeat(&started->context, &started->request,
+                            &started->response,
+                            [this, started](grpc::Status status) {
+                              started->status = std::move(status);
+                              Finished(started);
+                            });
+  lock.lock();
+}
+
+void Heartbeater::Finished(Call* call) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto found = in_flight_.find(call);
+  finished_.push_back(std::move(found->second));
+  in_flight_.erase(found);
+  // Under the lock: once it is released the destructor may finish.
+  changed_.notify_one();
+}
+
+void Heartbeater::HandleFinished(std::unique_lock<std::mutex>& lock) {
+  std::vector<std::unique_ptr<Call>> answered;
+  answered.swap(finished_);
+  lock.unlock();
+  std::vector<char> alive;  // not vector<bool>: one flag per call
+  alive.reserve(answered.size());
+  for (const std::unique_ptr<Call>& call : answered) {
+    alive.push_back(Handle(*call));
+  }
+  lock.lock();
+  for (size_t i = 0; i < answered.size(); ++i) {
+    auto found = jobs_.find(answered[i]->key);
+    // Removed meanwhile, and perhaps added again: not this call's entry.
+    if (found == jobs_.end() || found->second.call != answered[i].get()) {
+      continue;
+    }
+    if (!alive[i]) {
       jobs_.erase(found);
       continue;
     }
-    found->second.second = Clock::now() + job->heartbeat_interval;
-    due_.insert({found->second.second, key});
+    Entry& entry = found->second;
+    entry.call = nullptr;
+    entry.due = Clock::now() + entry.job->heartbeat_interval;
+    due_.insert({entry.due, found->first});
   }
 }
 
-bool Heartbeater::Beat(RunningJob& job) {
-  v1::HeartbeatRequest request;
-  request.set_job_id(job.context.id());
-  request.set_lease_token(job.token);
-  v1::HeartbeatResponse response;
-  grpc::ClientContext context;
-  // Waiting for a connection (rather than failing at once) keeps it
-  // being made while the broker restarts; one interval bounds the wait so
-  // that the other jobs' heartbeats are not held up longer.
-  context.set_wait_for_ready(true);
-  context.set_deadline(
-      DeadlineIn(std::min(options_->rpc_timeout, job.heartbeat_interval)));
-  Status status =
-      FromGrpc(stub_->Heartbeat(&context, request, &response), context);
+bool Heartbeater::Handle(Call& call) {
+  RunningJob& job = *call.job;
+  Status status = FromGrpc(call.status, call.context);
   if (status.ok()) {
     ++counters_->heartbeats;
-    job.context.SetShouldYield(response.yield());
+    job.context.SetShouldYield(call.response.yield());
     return true;
   }
   bool lost = status.code() == Code::kFailedPrecondition ||
@@ -106,6 +168,18 @@ bool Heartbeater::Beat(RunningJob& job) {
                                           ": lease lost: " + status.message()));
   }
   return false;
+}
+
+void Heartbeater::CancelInFlight(std::unique_lock<std::mutex>& lock) {
+  std::vector<Call*> calls;
+  for (const auto& [key, call] : in_flight_) calls.push_back(call.get());
+  // Without the lock: gRPC may run a callback (which takes it) inside
+  // TryCancel. The calls stay alive: only this thread destroys them.
+  lock.unlock();
+  for (Call* call : calls) call->context.TryCancel();
+  lock.lock();
+  changed_.wait(lock, [this] { return in_flight_.empty(); });
+  finished_.clear();
 }
 
 }  // namespace fairq::client::internal

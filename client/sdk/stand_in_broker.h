@@ -2,8 +2,10 @@
 // loopback port, for answers a real fairqd gives only under load or not on
 // demand. Complete and Fail are refused with RESOURCE_EXHAUSTED (a full
 // command queue) the first `refusals` times and then acknowledged item by
-// item; Lease answers at once, with the job offered (Offer) if there is
-// one, else none; Heartbeat acknowledges. It keeps what it was sent.
+// item; Lease answers at once, with the jobs offered (Offer), up to the
+// call's max_jobs, else none; Heartbeat acknowledges, or with
+// HoldHeartbeats(n) holds each call until n are in flight together. It
+// keeps what it was sent.
 //
 // Thread-safe: gRPC's threads call the handlers, the test reads.
 #ifndef FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
@@ -11,11 +13,13 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,27 +73,54 @@ class StandInBroker final : public v1::Worker::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Lease(grpc::ServerContext*, const v1::LeaseRequest*,
+  grpc::Status Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
                      v1::LeaseResponse* response) override {
     std::lock_guard<std::mutex> lock(mu_);
     leases_.push_back(Clock::now());
-    if (offered_) *response->add_jobs() = *std::exchange(offered_, {});
+    uint32_t max_jobs = std::max<uint32_t>(1, request->max_jobs());
+    while (!offered_.empty() &&
+           static_cast<uint32_t>(response->jobs_size()) < max_jobs) {
+      *response->add_jobs() = std::move(offered_.front());
+      offered_.pop_front();
+    }
     changed_.notify_all();
     return grpc::Status::OK;
   }
 
-  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest*,
+  // A held call polls for its client's cancel: the synchronous API has no
+  // notice of it.
+  grpc::Status Heartbeat(grpc::ServerContext* context,
+                         const v1::HeartbeatRequest*,
                          v1::HeartbeatResponse*) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     heartbeats_.push_back(Clock::now());
+    const uint64_t round = release_round_;
+    if (++beats_in_flight_ >= hold_until_) ++release_round_;
+    changed_.notify_all();
+    while (release_round_ == round && !context->IsCancelled()) {
+      changed_.wait_for(lock, std::chrono::milliseconds(5));
+    }
+    --beats_in_flight_;
+    if (release_round_ == round) {
+      return grpc::Status(grpc::StatusCode::CANCELLED, "held, then canceled");
+    }
+    ++answered_beats_;
     changed_.notify_all();
     return grpc::Status::OK;
   }
 
-  // The next Lease call gets `job`.
+  // Lease calls hand out `job`, in the order offered.
   void Offer(v1::LeasedJob job) {
     std::lock_guard<std::mutex> lock(mu_);
-    offered_ = std::move(job);
+    offered_.push_back(std::move(job));
+  }
+
+  // Heartbeat calls are answered only once `n` are in flight together
+  // (then all of those at once); until then each is held until its client
+  // cancels it.
+  void HoldHeartbeats(int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    hold_until_ = n;
   }
 
   // Complete and Fail calls so far.
@@ -115,6 +146,13 @@ class StandInBroker final : public v1::Worker::Service {
                                                    Clock::duration bound) {
     return WaitFor(heartbeats_, n, bound);
   }
+  // Heartbeat calls answered OK once there were `n`, or fewer if `bound`
+  // passed first.
+  int WaitForAnsweredHeartbeats(int n, Clock::duration bound) {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait_for(lock, bound, [&] { return answered_beats_ >= n; });
+    return answered_beats_;
+  }
 
  private:
   std::vector<Clock::time_point> WaitFor(
@@ -131,14 +169,19 @@ class StandInBroker final : public v1::Worker::Service {
   }
 
   std::mutex mu_;
-  std::condition_variable changed_;  // a Lease or Heartbeat came
+  // A Lease or Heartbeat came, or held heartbeats were released.
+  std::condition_variable changed_;
   int refusals_;
   int acks_ = 0;
   std::vector<uint64_t> completed_;
   std::vector<std::string> errors_;
   std::vector<Clock::time_point> leases_;
   std::vector<Clock::time_point> heartbeats_;
-  std::optional<v1::LeasedJob> offered_;
+  std::deque<v1::LeasedJob> offered_;
+  int hold_until_ = 0;
+  int beats_in_flight_ = 0;
+  uint64_t release_round_ = 0;  // advances when held heartbeats go
+  int answered_beats_ = 0;
   std::string address_;
   std::unique_ptr<grpc::Server> server_;  // last: stops before the above go
 };

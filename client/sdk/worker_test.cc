@@ -626,6 +626,85 @@ TEST(WorkerClockTest, HeartbeatsFollowTheLeaseDurationNotTheClocks) {
   EXPECT_GE(beats[1] - beats[0], milliseconds(900));
 }
 
+// Heartbeats of different jobs are in flight at once. The stand-in broker
+// answers none until it holds one for each of the worker's four jobs:
+// heartbeats sent one at a time never get there, each running out its
+// deadline (the 300 ms interval) first, and their leases would lapse.
+TEST(WorkerHeartbeatTest, HeartbeatsOfDifferentJobsAreInFlightAtOnce) {
+  constexpr int kJobs = 4;
+  testing::StandInBroker broker(/*refusals=*/0);
+  ASSERT_FALSE(broker.address().empty());
+  broker.HoldHeartbeats(kJobs);
+  for (uint64_t id = 1; id <= kJobs; ++id) {
+    v1::LeasedJob job;
+    job.mutable_job()->set_id(id);
+    job.set_lease_token(id);
+    job.mutable_lease_duration()->set_seconds(30);
+    broker.Offer(job);
+  }
+  WorkerOptions options;
+  options.slots = kJobs;
+  options.heartbeat_interval = milliseconds(300);
+  std::mutex mu;
+  std::vector<Status> errors;
+  options.on_error = [&](const Status& status) {
+    std::lock_guard<std::mutex> lock(mu);
+    errors.push_back(status);
+  };
+  auto worker = Worker::Create(broker.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  ASSERT_TRUE((*worker)
+                  ->Start([released](JobContext&) {
+                    released.wait_for(kBound);
+                    return Outcome::Success();
+                  })
+                  .ok());
+  // Two rounds: a job's second heartbeat is sent only after its first
+  // answer was handled.
+  int answered = broker.WaitForAnsweredHeartbeats(2 * kJobs, kBound);
+  release.set_value();
+  (*worker)->Stop();
+  EXPECT_GE(answered, 2 * kJobs);
+  WorkerStats stats = (*worker)->stats();
+  EXPECT_GE(stats.heartbeats, static_cast<uint64_t>(kJobs));
+  EXPECT_EQ(stats.lost_leases, 0u);
+  EXPECT_EQ(stats.succeeded, static_cast<uint64_t>(kJobs));
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_TRUE(errors.empty()) << errors.front().ToString();
+}
+
+// The worker's end cancels a heartbeat in flight and waits for its answer
+// (gRPC calls back after the cancel), here one the broker holds.
+TEST(WorkerHeartbeatTest, StopEndsAHeartbeatTheBrokerHolds) {
+  testing::StandInBroker broker(/*refusals=*/0);
+  ASSERT_FALSE(broker.address().empty());
+  broker.HoldHeartbeats(2);  // never: the worker holds one job
+  v1::LeasedJob job;
+  job.mutable_job()->set_id(1);
+  job.set_lease_token(1);
+  job.mutable_lease_duration()->set_seconds(30);
+  broker.Offer(job);
+  WorkerOptions options;
+  options.heartbeat_interval = milliseconds(100);
+  auto worker = Worker::Create(broker.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<void> beating;
+  std::shared_future<void> beat_sent = beating.get_future().share();
+  ASSERT_TRUE((*worker)
+                  ->Start([beat_sent](JobContext&) {
+                    beat_sent.wait_for(kBound);
+                    return Outcome::Success();
+                  })
+                  .ok());
+  EXPECT_FALSE(broker.WaitForHeartbeats(1, kBound).empty());
+  beating.set_value();
+  (*worker)->Stop();
+  worker->reset();
+  EXPECT_EQ(broker.completed(), std::vector<uint64_t>{1});
+}
+
 TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
   WorkerOptions options;
   options.slots = 0;

@@ -81,7 +81,8 @@ struct WorkerStats {
 // room for (free slots plus `prefetch`, less the jobs waiting; at most
 // `slots` per call); `slots` threads run the handler; one heartbeat
 // thread extends the lease of each job the worker holds every
-// heartbeat_interval and passes the yield flag on; one report thread sends
+// heartbeat_interval (the calls of different jobs in flight at once) and
+// passes the yield flag on; one report thread sends
 // outcomes, batching the Complete and Fail items of jobs that finish while
 // a previous report is in flight.
 //
