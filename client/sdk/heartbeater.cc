@@ -37,10 +37,13 @@ void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto [found, added] = jobs_.try_emplace(key);
-    if (!added && found->second.call == nullptr) {
-      due_.erase({found->second.due, key});
+    Entry& entry = found->second;
+    if (!added && entry.call != nullptr) {
+      entry.job = std::move(job);  // the answer due schedules the next beat
+      return;
     }
-    found->second = Entry{std::move(job), due, nullptr};
+    if (!added) due_.erase({entry.due, key});
+    entry = Entry{std::move(job), due, nullptr};
     due_.insert({due, key});
   }
   changed_.notify_one();

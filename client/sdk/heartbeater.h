@@ -35,7 +35,8 @@ class Heartbeater {
   // dropped) and stops the thread; no heartbeat is sent afterwards.
   ~Heartbeater();
 
-  // First heartbeat one interval from now.
+  // First heartbeat one interval from now (for a job already here whose
+  // heartbeat is in flight: one interval after its answer).
   void Add(std::shared_ptr<RunningJob> job);
   // No further heartbeat is sent for `job` once this returns, except the
   // one that may be in flight.

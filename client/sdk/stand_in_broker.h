@@ -102,6 +102,11 @@ class StandInBroker final : public v1::Worker::Service {
     }
     --beats_in_flight_;
     if (release_round_ == round) {
+      if (context->deadline() - std::chrono::system_clock::now() >
+          std::chrono::seconds(1)) {
+        ++canceled_early_;
+        changed_.notify_all();
+      }
       return grpc::Status(grpc::StatusCode::CANCELLED, "held, then canceled");
     }
     ++answered_beats_;
@@ -146,6 +151,14 @@ class StandInBroker final : public v1::Worker::Service {
                                                    Clock::duration bound) {
     return WaitFor(heartbeats_, n, bound);
   }
+  // Held heartbeat calls that their client canceled with more than a
+  // second left before their deadline, once there were `n`, or fewer if
+  // `bound` passed first.
+  int WaitForEarlyCancels(int n, Clock::duration bound) {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait_for(lock, bound, [&] { return canceled_early_ >= n; });
+    return canceled_early_;
+  }
   // Heartbeat calls answered OK once there were `n`, or fewer if `bound`
   // passed first.
   int WaitForAnsweredHeartbeats(int n, Clock::duration bound) {
@@ -169,7 +182,8 @@ class StandInBroker final : public v1::Worker::Service {
   }
 
   std::mutex mu_;
-  // A Lease or Heartbeat came, or held heartbeats were released.
+  // A Lease or Heartbeat came, held heartbeats were released, or one was
+  // canceled early.
   std::condition_variable changed_;
   int refusals_;
   int acks_ = 0;
@@ -182,6 +196,7 @@ class StandInBroker final : public v1::Worker::Service {
   int beats_in_flight_ = 0;
   uint64_t release_round_ = 0;  // advances when held heartbeats go
   int answered_beats_ = 0;
+  int canceled_early_ = 0;
   std::string address_;
   std::unique_ptr<grpc::Server> server_;  // last: stops before the above go
 };

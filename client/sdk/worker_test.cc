@@ -675,9 +675,10 @@ TEST(WorkerHeartbeatTest, HeartbeatsOfDifferentJobsAreInFlightAtOnce) {
   EXPECT_TRUE(errors.empty()) << errors.front().ToString();
 }
 
-// The worker's end cancels a heartbeat in flight and waits for its answer
-// (gRPC calls back after the cancel), here one the broker holds.
-TEST(WorkerHeartbeatTest, StopEndsAHeartbeatTheBrokerHolds) {
+// The worker's end cancels a heartbeat in flight (one the broker holds)
+// rather than waiting out its deadline (the 2 s interval), and waits for
+// gRPC's answer to the cancel.
+TEST(WorkerHeartbeatTest, StopCancelsAHeartbeatTheBrokerHolds) {
   testing::StandInBroker broker(/*refusals=*/0);
   ASSERT_FALSE(broker.address().empty());
   broker.HoldHeartbeats(2);  // never: the worker holds one job
@@ -687,7 +688,7 @@ TEST(WorkerHeartbeatTest, StopEndsAHeartbeatTheBrokerHolds) {
   job.mutable_lease_duration()->set_seconds(30);
   broker.Offer(job);
   WorkerOptions options;
-  options.heartbeat_interval = milliseconds(100);
+  options.heartbeat_interval = seconds(2);
   auto worker = Worker::Create(broker.address(), options);
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   std::promise<void> beating;
@@ -702,6 +703,7 @@ TEST(WorkerHeartbeatTest, StopEndsAHeartbeatTheBrokerHolds) {
   beating.set_value();
   (*worker)->Stop();
   worker->reset();
+  EXPECT_EQ(broker.WaitForEarlyCancels(1, kBound), 1);
   EXPECT_EQ(broker.completed(), std::vector<uint64_t>{1});
 }
 
