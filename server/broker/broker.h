@@ -32,6 +32,8 @@
 #include "server/broker/job_table.h"
 #include "server/broker/lease_waiters.h"
 #include "server/broker/payload_cache.h"
+#include "server/broker/read_ahead.h"
+#include "server/broker/read_ahead_planner.h"
 #include "server/broker/wait_window.h"
 #include "server/broker/worker_registry.h"
 #include "server/broker/writer.h"
@@ -65,6 +67,12 @@ class Broker {
   std::optional<int64_t> NextDeadline() const;
   // Answers every waiting Lease call with no jobs (shutdown).
   void ReleaseWaiters(Turn& turn);
+
+  // Read-ahead of a deep backlog (read_ahead.h, read_ahead_planner.h): the
+  // id ranges the leases of the turns since the last call want read, and
+  // the records read, whose READY jobs are cached for the leases to come.
+  std::vector<IdRange> TakeReadAheadRequests();
+  void CacheReadAhead(std::vector<v1::JobRecord> records);
 
   size_t live_jobs() const { return jobs_.size(); }
 
@@ -225,10 +233,13 @@ class Broker {
   // Ids of the dead letters (8-16 bytes each), so that a requeue read from
   // the store before a concurrent requeue revived the job does nothing.
   absl::flat_hash_set<uint64_t> dead_ids_;
-  // 8 MiB: at 100-byte payloads, the specs of the last ~30k enqueued jobs,
-  // enough that a lease granted within seconds of its enqueue (the common
-  // case with workers waiting) needs no store read.
+  // 8 MiB: at 100-byte payloads, the specs of ~30k jobs: those enqueued
+  // last into shallow queues, enough that a lease granted within seconds of
+  // its enqueue (the common case with workers waiting) needs no store read,
+  // and those read ahead of a deep backlog's leases.
   PayloadCache payloads_{8 << 20};
+  ReadAheadPlanner read_ahead_plan_;
+  std::vector<IdRange> read_ahead_requests_;
   LeaseWaiters waiters_;
   WorkerRegistry workers_;
   Admission admission_;

@@ -19,6 +19,13 @@ int64_t StartMs(const v1::JobSpec& spec, int64_t now_ms) {
   return now_ms;
 }
 
+// A job queued behind more of its tenant's jobs (READY or SCHEDULED) than
+// this is not cached at enqueue: it will not be leased for a while, its spec
+// would push out specs leased sooner, and the read-ahead
+// (read_ahead_planner.h) brings it back when its turn nears. Shallow queues,
+// where leases follow enqueues within moments, stay cached.
+constexpr uint64_t kCacheAtEnqueueMaxQueued = 1024;
+
 uint32_t Millis(double seconds) {
   return static_cast<uint32_t>(std::llround(seconds * 1000));
 }
@@ -113,7 +120,9 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     MakeScheduled(id, job, start_ms, turn);
   } else {
     MakeReady(id, job, now_ms, turn, /*since_enqueue=*/true);
-    payloads_.Put(id, std::move(*record.mutable_spec()), now_ms);
+    if (info.queued <= kCacheAtEnqueueMaxQueued) {
+      payloads_.Put(id, std::move(*record.mutable_spec()), now_ms);
+    }
   }
   LogJob(spdlog::level::debug, "job enqueued", id,
          {{"priority", job.priority},

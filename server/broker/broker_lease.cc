@@ -125,7 +125,12 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
   *leased->mutable_deadline() = TimeUtil::MillisecondsToTimestamp(job.at_ms);
   *leased->mutable_lease_duration() =
       TimeUtil::MillisecondsToDuration(job.lease_ms);
-  if (std::optional<PayloadCache::Entry> cached = payloads_.Take(job_id)) {
+  std::optional<PayloadCache::Entry> cached = payloads_.Take(job_id);
+  if (std::optional<IdRange> range = read_ahead_plan_.OnLease(
+          job_id, cached.has_value(), cached && cached->read_ahead)) {
+    read_ahead_requests_.push_back(*range);
+  }
+  if (cached) {
     *out->mutable_spec() = std::move(cached->spec);
     *out->mutable_enqueued_at() =
         TimeUtil::MillisecondsToTimestamp(cached->enqueued_ms);

@@ -110,6 +110,13 @@ class BrokerTest : public ::testing::Test {
     return LeaseCommand{next_waiter_++, &call->request, &call->response,
                         [call](const Status& s) { call->done = s; }};
   }
+  // A one-job Lease handled in `turn`, which the caller commits.
+  std::unique_ptr<LeaseCall> LeaseIn(Turn& turn) {
+    auto call = NewLeaseCall();
+    Command command = LeaseCommandFor(call.get());
+    broker_->Handle(command, now_, turn);
+    return call;
+  }
   std::unique_ptr<LeaseCall> Lease(int64_t wait_ms = 0, uint32_t max_jobs = 1,
                                    const std::vector<std::string>& pools = {}) {
     auto call = NewLeaseCall(wait_ms, max_jobs, pools);
@@ -409,10 +416,8 @@ TEST_F(BrokerTest, ALeaseRepliesBeforeTheApplyUnlessItReadsTheStore) {
   Reopen();  // the payload cache starts empty: `stored` must be read
   uint64_t cached = Enqueue("a");
   for (uint64_t want : {stored, cached}) {
-    auto call = NewLeaseCall();
-    Command command = LeaseCommandFor(call.get());
     Turn turn(store_->NewBatch());
-    broker_->Handle(command, now_, turn);
+    auto call = LeaseIn(turn);
     ASSERT_EQ(call->response.jobs_size(), 1);
     EXPECT_EQ(call->response.jobs(0).job().id(), want);
     EXPECT_EQ(turn.replies_before_apply.size(), want == cached ? 1u : 0u);
@@ -424,6 +429,74 @@ TEST_F(BrokerTest, ALeaseRepliesBeforeTheApplyUnlessItReadsTheStore) {
     ASSERT_TRUE(call->done && call->done->ok());
     EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
   }
+}
+
+// After a restart no spec is cached. The first lease reads its job from
+// the store and asks for the ids from it on to be read ahead; a lease of an
+// id in that range asks for nothing more. Once the records read are cached,
+// a lease is answered from them before its batch is applied, and keeps the
+// read-ahead a range ahead.
+TEST_F(BrokerTest, ALeaseThatReadsTheStoreStartsAReadAheadForTheNext) {
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(Enqueue("a"));
+  Reopen();
+  ASSERT_EQ(Lease()->response.jobs(0).job().id(), ids[0]);
+  std::vector<IdRange> asked = broker_->TakeReadAheadRequests();
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].begin, ids[0]);
+  EXPECT_GT(asked[0].end, ids[3]);
+  ASSERT_EQ(Lease()->response.jobs(0).job().id(), ids[1]);
+  EXPECT_TRUE(broker_->TakeReadAheadRequests().empty());
+
+  auto records = store_->ReadJobs(asked[0].begin, asked[0].end);
+  ASSERT_TRUE(records.ok()) << records.status().ToString();
+  EXPECT_EQ(records->size(), 4u);
+  broker_->CacheReadAhead(std::move(*records));
+  Turn turn(store_->NewBatch());
+  auto call = LeaseIn(turn);
+  ASSERT_EQ(call->response.jobs_size(), 1);
+  EXPECT_EQ(call->response.jobs(0).job().id(), ids[2]);
+  EXPECT_EQ(turn.replies_before_apply.size(), 1u);
+  EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
+  std::vector<IdRange> next = broker_->TakeReadAheadRequests();
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].begin, asked[0].end);
+  ASSERT_TRUE(Commit(turn).ok());
+}
+
+// Jobs leased moments after their enqueue find their specs cached then:
+// no read-ahead.
+TEST_F(BrokerTest, LeasesOfJobsCachedAtEnqueueReadNothingAhead) {
+  Enqueue("a");
+  Enqueue("b");
+  EXPECT_EQ(Lease(0, 2)->response.jobs_size(), 2);
+  EXPECT_TRUE(broker_->TakeReadAheadRequests().empty());
+}
+
+// A job queued behind more than 1,024 of its tenant's is not cached at
+// enqueue, as it will not run for a while. Leased at once here (its
+// priority is higher), it is read from the store.
+TEST_F(BrokerTest, AJobBehindADeepQueueIsNotCachedAtEnqueue) {
+  v1::JobSpec low;
+  low.set_tenant("a");
+  low.set_payload("low");
+  v1::EnqueueBatchResponse response;
+  std::optional<Status> done;
+  Command fill = EnqueueCommand{std::vector<const v1::JobSpec*>(1024, &low),
+                                &response, [&](const Status& s) { done = s; }};
+  Turn1(&fill);
+  ASSERT_TRUE(done && done->ok());
+  v1::JobSpec high = low;
+  high.set_priority(10);
+  high.set_payload("high");
+  uint64_t id = Enqueue(high);
+  Turn turn(store_->NewBatch());
+  auto call = LeaseIn(turn);
+  ASSERT_EQ(call->response.jobs_size(), 1);
+  EXPECT_EQ(call->response.jobs(0).job().id(), id);
+  EXPECT_TRUE(turn.replies_before_apply.empty());
+  ASSERT_TRUE(Commit(turn).ok());
+  EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "high");
 }
 
 // Leases answered before their batch was applied, then a process crash:

@@ -30,6 +30,7 @@ Dispatcher::Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
       writer_(writer),
       store_(store),
       metrics_(metrics),
+      read_ahead_(store),
       queue_(queue_capacity) {}
 
 Dispatcher::~Dispatcher() { Stop(); }
@@ -61,8 +62,9 @@ void Dispatcher::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-// One turn: wake at the next timer deadline or when commands arrive, apply
-// timers and commands in order, match waiting workers, hand on the writes.
+// One turn: wake at the next timer deadline or when commands arrive, cache
+// what was read ahead, apply timers and commands in order, match waiting
+// workers, pass on the ranges to read ahead, hand on the writes.
 void Dispatcher::Loop() {
   std::vector<Command> commands;
   bool open = true;
@@ -78,10 +80,14 @@ void Dispatcher::Loop() {
     auto start = std::chrono::steady_clock::now();
     int64_t now = NowUnixMs();
     Turn turn(store_->NewBatch());
+    broker_->CacheReadAhead(read_ahead_.TakeRecords());
     broker_->RunTimers(now, turn);
     for (Command& command : commands) broker_->Handle(command, now, turn);
     broker_->MatchWaiters(now, turn);
     if (!open) broker_->ReleaseWaiters(turn);
+    for (IdRange range : broker_->TakeReadAheadRequests()) {
+      read_ahead_.Request(range);
+    }
     std::vector<Reply> early = std::move(turn.replies_before_apply);
     if (!turn.batch.empty() || !turn.replies.empty() ||
         !turn.replies_before_sync.empty()) {

@@ -7,6 +7,9 @@
 //   writer apply  writes turns' batches, runs the other lease replies
 //                 (writer.h);
 //   writer sync   syncs the log once per group, then runs the other replies;
+//   read-ahead    reads job records ahead of a deep backlog's leases, in id
+//                 ranges the Broker asks for, for its PayloadCache
+//                 (read_ahead.h); this thread carries ranges and records;
 //   metrics       prometheus-cpp's exporter threads: serve /metrics, asking
 //                 this thread for a snapshot by command (src/metrics);
 //   main          waits for signals and shuts the others down in order.
@@ -25,6 +28,7 @@
 #include "server/broker/broker.h"
 #include "server/broker/command_queue.h"
 #include "server/broker/commands.h"
+#include "server/broker/read_ahead.h"
 #include "server/broker/writer.h"
 
 namespace fairq::server {
@@ -57,6 +61,7 @@ class Dispatcher {
   Writer* const writer_;
   store::Store* const store_;
   metrics::Metrics& metrics_;
+  ReadAhead read_ahead_;
   CommandQueue<Command> queue_;
   std::atomic<uint64_t> next_waiter_{0};
   std::thread thread_;

@@ -1,8 +1,9 @@
-// PayloadCache: the specs (payloads) of the most recently enqueued jobs, so
-// a lease granted soon after the enqueue is answered from memory instead of
-// a store read on the writer's apply thread. Bounded by bytes; the oldest
-// entry goes first. Only an optimisation: a job not found here is read from
-// the store as before, and specs never change, so an entry is never stale.
+// PayloadCache: the specs (payloads) of recently enqueued jobs, and of jobs
+// read ahead of a deep backlog's leases (read_ahead.h), so that a lease is
+// answered from memory instead of a store read on the writer's apply
+// thread. Bounded by bytes; the entry put first goes first. Only an
+// optimisation: a job not found here is read from the store as before, and
+// specs never change, so an entry is never stale.
 //
 // Not thread-safe; owned by the Broker on the dispatcher thread.
 #ifndef FAIRQ_SERVER_BROKER_PAYLOAD_CACHE_H_
@@ -24,17 +25,20 @@ class PayloadCache {
   struct Entry {
     v1::JobSpec spec;
     int64_t enqueued_ms = 0;
+    bool read_ahead = false;  // put by the read-ahead, not by the enqueue
   };
 
   explicit PayloadCache(size_t budget_bytes) : budget_(budget_bytes) {}
 
-  void Put(uint64_t job_id, v1::JobSpec spec, int64_t enqueued_ms) {
+  void Put(uint64_t job_id, v1::JobSpec spec, int64_t enqueued_ms,
+           bool read_ahead = false) {
     Take(job_id);
     size_t bytes = Cost(spec);
     if (bytes > budget_) return;
     while (bytes_ + bytes > budget_) EvictOldest();
     bytes_ += bytes;
-    entries_.emplace(job_id, Slot{Entry{std::move(spec), enqueued_ms}, bytes});
+    entries_.emplace(
+        job_id, Slot{Entry{std::move(spec), enqueued_ms, read_ahead}, bytes});
     order_.push_back(job_id);
     DropTakenIds();
   }
@@ -100,7 +104,7 @@ class PayloadCache {
   const size_t budget_;
   size_t bytes_ = 0;
   absl::flat_hash_map<uint64_t, Slot> entries_;
-  std::deque<uint64_t> order_;  // insertion order, oldest first
+  std::deque<uint64_t> order_;  // order of Put, first first
 };
 
 }  // namespace fairq::server

@@ -214,11 +214,26 @@ Status ScanRecords(const KeyRange& range, OnRecord on_record) {
 template <class Message, class Decode, class Visit>
 Status ScanDecoded(const KeyRange& range, Decode decode, Visit visit) {
   return ScanRecords<Message>(
-      range,
-      [&](std::string_view key, const Message& message) -> StatusOr<bool> {
+      range, [&](std::string_view key, Message& message) -> StatusOr<bool> {
         auto decoded = decode(key);
         if (!decoded) return CorruptRecord(range.family, key, "key");
         return visit(*decoded, message);
+      });
+}
+
+// ScanRecords of `jobs`, each record checked against its key: a record filed
+// under another id would put a job in the wrong place on recovery, so it is
+// corruption like any other. `visit(record)` may move the record away.
+template <class Visit>
+Status ScanJobRecords(const KeyRange& range, Visit visit) {
+  return ScanDecoded<v1::JobRecord>(
+      range, DecodeJobId,
+      [&](uint64_t id, v1::JobRecord& job) -> StatusOr<bool> {
+        if (job.id() != id) {
+          return CorruptRecord(Family::kJobs, EncodeJobId(id),
+                               "value (id " + std::to_string(job.id()) + ")");
+        }
+        return visit(job);
       });
 }
 
@@ -436,18 +451,24 @@ StatusOr<std::optional<v1::IdReservation>> Store::GetIdReservation() const {
                                       kIdReservationKey);
 }
 
+StatusOr<std::vector<v1::JobRecord>> Store::ReadJobs(uint64_t begin_id,
+                                                     uint64_t end_id) const {
+  std::vector<v1::JobRecord> jobs;
+  if (end_id <= begin_id) return jobs;
+  KeyRange range = WholeFamily(db_.get(), families_, Family::kJobs);
+  range.begin = EncodeJobId(begin_id);
+  range.end = EncodeJobId(end_id);
+  Status status = ScanJobRecords(range, [&](v1::JobRecord& job) {
+    jobs.push_back(std::move(job));
+    return true;
+  });
+  if (!status.ok()) return status;
+  return jobs;
+}
+
 Status Store::ScanJobs(const Visitor<v1::JobRecord>& visit) const {
-  // A record filed under another id would put a job in the wrong place on
-  // recovery; treat it like any other corruption.
-  auto checked = [&](uint64_t id, const v1::JobRecord& job) -> StatusOr<bool> {
-    if (job.id() != id) {
-      return CorruptRecord(Family::kJobs, EncodeJobId(id),
-                           "value (id " + std::to_string(job.id()) + ")");
-    }
-    return visit(job);
-  };
-  return ScanDecoded<v1::JobRecord>(
-      WholeFamily(db_.get(), families_, Family::kJobs), DecodeJobId, checked);
+  return ScanJobRecords(WholeFamily(db_.get(), families_, Family::kJobs),
+                        visit);
 }
 
 Status Store::ScanReady(const Visitor<ReadyKey, v1::ReadyEntry>& visit) const {

@@ -125,6 +125,10 @@ class Store {
   // One result per id, in order; nullopt for ids not stored.
   StatusOr<std::vector<std::optional<v1::JobRecord>>> GetJobs(
       const std::vector<uint64_t>& job_ids) const;
+  // The job records with ids in [begin_id, end_id), by id, read with one
+  // iterator: for ids read together, a fraction of a point read each.
+  StatusOr<std::vector<v1::JobRecord>> ReadJobs(uint64_t begin_id,
+                                                uint64_t end_id) const;
   StatusOr<std::optional<v1::DeadRecord>> GetDead(uint64_t job_id) const;
   StatusOr<std::optional<v1::IdReservation>> GetIdReservation() const;
 

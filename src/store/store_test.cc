@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "rocksdb/perf_context.h"
@@ -393,10 +394,10 @@ TEST(StoreTest, GetJobsReturnsOneResultPerIdInOrder) {
   EXPECT_TRUE(none->empty());
 }
 
-// GetJobs answers as GetJob does, for records in a table file and in the
-// memtable, deletes in both, and ids repeated, missing or out of order.
-TEST(StoreTest, GetJobsAgreesWithGetJobForAnyMixOfIds) {
-  ScopedTempDir dir;
+// Jobs 1-260 with every third deleted, and 100-109 deleted too: the first
+// 200 in a table file, the rest and those deletes in the memtable.
+std::unique_ptr<Store> StoreWithJobsInTableAndMemtable(
+    const ScopedTempDir& dir) {
   auto batch_of = [](Store& store, uint64_t from, uint64_t to) {
     WriteBatch batch = store.NewBatch();
     for (uint64_t id = from; id <= to; ++id) {
@@ -410,15 +411,25 @@ TEST(StoreTest, GetJobsAgreesWithGetJobForAnyMixOfIds) {
   };
   {
     auto store = OpenStore(dir.db());
-    ASSERT_NE(store, nullptr);
-    ASSERT_TRUE(CommitOne(*store, batch_of(*store, 1, 200)).ok());
+    if (store == nullptr || !CommitOne(*store, batch_of(*store, 1, 200)).ok()) {
+      return nullptr;
+    }
   }
   // Reopening flushes the first 200 to a table file.
   auto store = OpenStore(dir.db());
-  ASSERT_NE(store, nullptr);
+  if (store == nullptr) return nullptr;
   WriteBatch more = batch_of(*store, 201, 260);
   for (uint64_t id = 100; id < 110; ++id) more.DeleteJob(id);
-  ASSERT_TRUE(CommitOne(*store, std::move(more)).ok());
+  if (!CommitOne(*store, std::move(more)).ok()) return nullptr;
+  return store;
+}
+
+// GetJobs answers as GetJob does, for records in a table file and in the
+// memtable, deletes in both, and ids repeated, missing or out of order.
+TEST(StoreTest, GetJobsAgreesWithGetJobForAnyMixOfIds) {
+  ScopedTempDir dir;
+  auto store = StoreWithJobsInTableAndMemtable(dir);
+  ASSERT_NE(store, nullptr);
 
   std::mt19937_64 random(7);
   for (int query = 0; query < 200; ++query) {
@@ -442,6 +453,36 @@ TEST(StoreTest, GetJobsAgreesWithGetJobForAnyMixOfIds) {
             << "id " << ids[i];
       }
     }
+  }
+}
+
+// ReadJobs returns what GetJob would for each id of its range, in order,
+// across the table file and the memtable.
+TEST(StoreTest, ReadJobsReturnsTheStoredRecordsOfItsRangeInOrder) {
+  ScopedTempDir dir;
+  auto store = StoreWithJobsInTableAndMemtable(dir);
+  ASSERT_NE(store, nullptr);
+  for (auto [begin, end] :
+       std::vector<std::pair<uint64_t, uint64_t>>{{0, 300},
+                                                  {95, 115},
+                                                  {190, 210},
+                                                  {1, 2},
+                                                  {3, 4},
+                                                  {50, 50},
+                                                  {250, 1000}}) {
+    SCOPED_TRACE(std::to_string(begin) + "-" + std::to_string(end));
+    auto jobs = store->ReadJobs(begin, end);
+    ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+    size_t next = 0;
+    for (uint64_t id = begin; id < end; ++id) {
+      auto one = store->GetJob(id);
+      ASSERT_TRUE(one.ok());
+      if (!one->has_value()) continue;
+      ASSERT_LT(next, jobs->size()) << "id " << id;
+      EXPECT_TRUE(MessageDifferencer::Equals((*jobs)[next++], **one))
+          << "id " << id;
+    }
+    EXPECT_EQ(next, jobs->size());
   }
 }
 

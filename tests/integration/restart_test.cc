@@ -10,15 +10,16 @@
 //    worker, as a new attempt with a new token.
 //
 // Restart times are printed (not asserted): they are benchmark figures.
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "google/protobuf/util/time_util.h"
 #include "tests/integration/fairqd_process.h"
@@ -124,13 +125,15 @@ void StartOrDie(FairqdProcess& fairqd) {
   ASSERT_TRUE(fairqd.Start()) << fairqd.error();
 }
 
-// What a test queued: every acknowledged id, and how many per tenant.
+// What a test queued: every acknowledged id with its job's payload, and how
+// many per tenant.
 struct Backlog {
-  std::unordered_set<uint64_t> ids;
+  std::unordered_map<uint64_t, std::string> ids;
   std::map<std::string, uint64_t> per_tenant;
 };
 
-// Queues `total` small jobs over four tenants in full batches.
+// Queues `total` small jobs over four tenants in full batches, each with a
+// payload of its own.
 Backlog Fill(v1::Producer::Stub& producer, int total) {
   constexpr int kTenants = 4;
   Backlog backlog;
@@ -139,10 +142,13 @@ Backlog Fill(v1::Producer::Stub& producer, int total) {
     for (int i = first; i < std::min(total, first + kBatch); ++i) {
       std::string tenant = "tenant" + std::to_string(i % kTenants);
       specs.push_back(SmallJob(tenant));
+      specs.back().set_payload("job " + std::to_string(i));
       ++backlog.per_tenant[tenant];
     }
-    for (uint64_t id : EnqueueAll(producer, specs)) {
-      EXPECT_TRUE(backlog.ids.insert(id).second) << "id " << id << " reused";
+    std::vector<uint64_t> ids = EnqueueAll(producer, specs);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      EXPECT_TRUE(backlog.ids.emplace(ids[k], specs[k].payload()).second)
+          << "id " << ids[k] << " reused";
     }
   }
   return backlog;
@@ -168,7 +174,7 @@ void CheckStats(v1::Admin::Stub& admin, const Backlog& backlog,
 }
 
 // Leases and completes everything; each queued job must come exactly once,
-// as its first attempt, and nothing else may come.
+// as its first attempt, with its own payload, and nothing else may come.
 void DrainExactly(v1::Worker::Stub& worker, const Backlog& backlog) {
   std::unordered_set<uint64_t> drained;
   Clock::time_point drain_start = Clock::now();
@@ -180,7 +186,11 @@ void DrainExactly(v1::Worker::Stub& worker, const Backlog& backlog) {
     std::vector<std::pair<uint64_t, uint64_t>> done;
     for (const v1::LeasedJob& job : leased.jobs()) {
       uint64_t id = job.job().id();
-      EXPECT_TRUE(backlog.ids.count(id)) << "unknown job " << id;
+      auto queued = backlog.ids.find(id);
+      ASSERT_NE(queued, backlog.ids.end()) << "unknown job " << id;
+      // After the restart every spec is read from the store, most of them
+      // read ahead of their lease (server/broker/read_ahead.h).
+      EXPECT_EQ(job.job().spec().payload(), queued->second) << "job " << id;
       EXPECT_TRUE(drained.insert(id).second) << "job " << id << " twice";
       EXPECT_EQ(job.job().attempts(), 1u);
       done.emplace_back(id, job.lease_token());

@@ -1,0 +1,24 @@
+// Read-ahead of a deep backlog: the ranges the leases asked for
+// (ReadAheadPlanner, at each lease), and caching the records read. The
+// reading itself is ReadAhead's, on its own thread; the dispatcher carries
+// ranges and records between.
+#include "server/broker/broker.h"
+
+namespace fairq::server {
+
+std::vector<IdRange> Broker::TakeReadAheadRequests() {
+  return std::exchange(read_ahead_requests_, {});
+}
+
+// Jobs leased, finished or canceled since their record was read are left
+// out; the spec of a job leased again later (a retry) still serves then.
+void Broker::CacheReadAhead(std::vector<v1::JobRecord> records) {
+  for (v1::JobRecord& record : records) {
+    const JobMeta* job = jobs_.Find(record.id());
+    if (job == nullptr || job->state != v1::JOB_STATE_READY) continue;
+    payloads_.Put(record.id(), std::move(*record.mutable_spec()),
+                  record.enqueued_unix_ms(), /*read_ahead=*/true);
+  }
+}
+
+}  // namespace fairq::server

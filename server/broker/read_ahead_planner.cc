@@ -1,0 +1,50 @@
+#include "server/broker/read_ahead_planner.h"
+
+#include <algorithm>
+
+namespace fairq::server {
+
+// A lease that found no cached spec opens a window at its job, unless a
+// window covers that id already (its records are on their way, or the job
+// was not READY when read). A lease served by the read-ahead keeps its
+// window a range ahead. Leases served by specs cached at enqueue (a shallow
+// backlog) do neither, so the read-ahead stops with the backlog.
+std::optional<IdRange> ReadAheadPlanner::OnLease(uint64_t job_id, bool cached,
+                                                 bool read_ahead) {
+  if (cached && !read_ahead) return std::nullopt;
+  Window* window = WindowOf(job_id);
+  if (!cached) {
+    if (window != nullptr) return std::nullopt;
+    window = &NewWindow(job_id);
+  } else if (window == nullptr || job_id + kSpan < window->covered.end) {
+    return std::nullopt;
+  }
+  window->last_used = ++clock_;
+  IdRange range{window->covered.end, window->covered.end + kSpan};
+  window->covered.end = range.end;
+  window->covered.begin =
+      std::max(window->covered.begin,
+               range.end - std::min(range.end, kWindowRanges * kSpan));
+  return range;
+}
+
+ReadAheadPlanner::Window* ReadAheadPlanner::WindowOf(uint64_t job_id) {
+  for (Window& window : windows_) {
+    if (window.covered.begin <= job_id && job_id < window.covered.end) {
+      return &window;
+    }
+  }
+  return nullptr;
+}
+
+ReadAheadPlanner::Window& ReadAheadPlanner::NewWindow(uint64_t job_id) {
+  Window fresh{IdRange{job_id, job_id}, 0};
+  if (windows_.size() < kWindows) return windows_.emplace_back(fresh);
+  auto least_recent = std::min_element(windows_.begin(), windows_.end(),
+                                       [](const Window& a, const Window& b) {
+                                         return a.last_used < b.last_used;
+                                       });
+  return *least_recent = fresh;
+}
+
+}  // namespace fairq::server

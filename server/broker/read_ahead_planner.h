@@ -1,0 +1,52 @@
+// ReadAheadPlanner: decides, lease by lease, which job ids to read ahead of
+// a deep backlog's leases (read_ahead.h). It follows up to four frontiers
+// ("windows": tenants whose backlogs lie in different id ranges), each the
+// ranges requested from where a lease first missed the payload cache.
+//
+// Not thread-safe; owned by the Broker on the dispatcher thread.
+#ifndef FAIRQ_SERVER_BROKER_READ_AHEAD_PLANNER_H_
+#define FAIRQ_SERVER_BROKER_READ_AHEAD_PLANNER_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "server/broker/read_ahead.h"
+
+namespace fairq::server {
+
+class ReadAheadPlanner {
+ public:
+  // Ids a range spans. With the jobs of 100 tenants interleaved, DRR leases
+  // from a window of about 1,000 ids at a time (docs/benchmarks.md, tenth
+  // round); a range twice that holds most of what one lease takes.
+  static constexpr uint64_t kSpan = 2048;
+  // Frontiers followed at once; a miss beyond them replaces the least
+  // recent.
+  static constexpr size_t kWindows = 4;
+  // A window covers its last ranges only. A lease behind them that misses
+  // (a slower tenant's job, cached by an earlier range and since pushed out
+  // of the cache) opens a window of its own rather than reading by id for
+  // good.
+  static constexpr uint64_t kWindowRanges = 3;
+
+  // For each granted lease: whether its spec was cached, and if so whether
+  // by the read-ahead. Returns the range to read next, if any.
+  std::optional<IdRange> OnLease(uint64_t job_id, bool cached, bool read_ahead);
+
+ private:
+  struct Window {
+    IdRange covered;         // ids requested, at most kWindowRanges ranges
+    uint64_t last_used = 0;  // a lease count, to replace the least recent
+  };
+
+  Window* WindowOf(uint64_t job_id);
+  Window& NewWindow(uint64_t job_id);
+
+  std::vector<Window> windows_;
+  uint64_t clock_ = 0;
+};
+
+}  // namespace fairq::server
+
+#endif  // FAIRQ_SERVER_BROKER_READ_AHEAD_PLANNER_H_

@@ -1,0 +1,77 @@
+#include "server/broker/read_ahead_planner.h"
+
+#include <gtest/gtest.h>
+
+namespace fairq::server {
+namespace {
+
+constexpr uint64_t kSpan = ReadAheadPlanner::kSpan;
+
+// Each lease as the broker reports it.
+std::optional<IdRange> Miss(ReadAheadPlanner& plan, uint64_t id) {
+  return plan.OnLease(id, /*cached=*/false, /*read_ahead=*/false);
+}
+std::optional<IdRange> ReadAheadHit(ReadAheadPlanner& plan, uint64_t id) {
+  return plan.OnLease(id, /*cached=*/true, /*read_ahead=*/true);
+}
+std::optional<IdRange> EnqueueHit(ReadAheadPlanner& plan, uint64_t id) {
+  return plan.OnLease(id, /*cached=*/true, /*read_ahead=*/false);
+}
+
+void ExpectRange(const std::optional<IdRange>& range, uint64_t begin) {
+  ASSERT_TRUE(range.has_value());
+  EXPECT_EQ(range->begin, begin);
+  EXPECT_EQ(range->end, begin + kSpan);
+}
+
+TEST(ReadAheadPlannerTest, AMissOpensAWindowAndMissesInsideItAskNothing) {
+  ReadAheadPlanner plan;
+  ExpectRange(Miss(plan, 100), 100);
+  EXPECT_FALSE(Miss(plan, 101));
+  EXPECT_FALSE(Miss(plan, 100 + kSpan - 1));
+  ExpectRange(Miss(plan, 100 + kSpan), 100 + kSpan);  // beyond: a new window
+}
+
+TEST(ReadAheadPlannerTest, HitsWithinARangeOfTheEndKeepTheWindowARangeAhead) {
+  ReadAheadPlanner plan;
+  ExpectRange(Miss(plan, 100), 100);
+  ExpectRange(ReadAheadHit(plan, 101), 100 + kSpan);  // within a range
+  EXPECT_FALSE(ReadAheadHit(plan, 102));              // 2 ranges ahead now
+  EXPECT_FALSE(ReadAheadHit(plan, 100 + kSpan - 1));
+  ExpectRange(ReadAheadHit(plan, 100 + kSpan), 100 + 2 * kSpan);
+}
+
+TEST(ReadAheadPlannerTest, SpecsCachedAtEnqueueNeitherOpenNorExtend) {
+  ReadAheadPlanner plan;
+  EXPECT_FALSE(EnqueueHit(plan, 100));
+  ExpectRange(Miss(plan, 200), 200);
+  EXPECT_FALSE(EnqueueHit(plan, 201));
+  EXPECT_FALSE(ReadAheadHit(plan, 100));  // in no window
+}
+
+// The window covers its last three ranges: a miss behind them (a slower
+// tenant's job, pushed out of the cache) opens a window of its own.
+TEST(ReadAheadPlannerTest, AMissBehindAWindowsLastRangesOpensAnother) {
+  ReadAheadPlanner plan;
+  ExpectRange(Miss(plan, 0), 0);
+  for (uint64_t k = 1; k <= 3; ++k) {
+    ExpectRange(ReadAheadHit(plan, k * kSpan - 1), k * kSpan);
+  }
+  EXPECT_FALSE(Miss(plan, kSpan));  // still covered: [kSpan, 4 * kSpan)
+  ExpectRange(Miss(plan, kSpan - 1), kSpan - 1);
+}
+
+// Four windows at most; a fifth frontier replaces the least recently used.
+TEST(ReadAheadPlannerTest, AFifthFrontierReplacesTheLeastRecentWindow) {
+  ReadAheadPlanner plan;
+  for (uint64_t w = 0; w < ReadAheadPlanner::kWindows; ++w) {
+    ExpectRange(Miss(plan, w * 10 * kSpan), w * 10 * kSpan);
+  }
+  ExpectRange(ReadAheadHit(plan, 0), kSpan);          // window 0 used again
+  ExpectRange(Miss(plan, 100 * kSpan), 100 * kSpan);  // replaces window 1
+  EXPECT_FALSE(Miss(plan, 1));                        // window 0 stays
+  ExpectRange(Miss(plan, 10 * kSpan), 10 * kSpan);    // window 1 went
+}
+
+}  // namespace
+}  // namespace fairq::server

@@ -1,0 +1,51 @@
+#include "server/broker/read_ahead.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include "store/store_test_util.h"
+
+namespace fairq::server {
+namespace {
+
+TEST(ReadAheadTest, ReadsTheRequestedRangesInOrder) {
+  store::ScopedTempDir dir;
+  auto store = store::OpenStore(dir.db());
+  ASSERT_NE(store, nullptr);
+  {
+    store::WriteBatch batch = store->NewBatch();
+    for (uint64_t id = 1; id <= 50; ++id) batch.PutJob(store::MakeJob(id));
+    ASSERT_TRUE(store::CommitOne(*store, std::move(batch)).ok());
+
+    std::mutex mu;
+    std::condition_variable read;
+    int ranges_done = 0;
+    ReadAhead ahead(store.get(), [&] {
+      std::lock_guard<std::mutex> lock(mu);
+      ++ranges_done;
+      read.notify_all();
+    });
+    ahead.Request({10, 15});
+    ahead.Request({40, 60});  // past the last job: what there is
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      ASSERT_TRUE(read.wait_for(lock, std::chrono::seconds(10),
+                                [&] { return ranges_done == 2; }));
+    }
+    std::vector<uint64_t> ids;
+    for (const v1::JobRecord& record : ahead.TakeRecords()) {
+      ids.push_back(record.id());
+      EXPECT_EQ(record.spec().payload(),
+                store::MakeJob(record.id()).spec().payload());
+    }
+    EXPECT_EQ(ids, (std::vector<uint64_t>{10, 11, 12, 13, 14, 40, 41, 42, 43,
+                                          44, 45, 46, 47, 48, 49, 50}));
+    EXPECT_TRUE(ahead.TakeRecords().empty());
+  }
+}
+
+}  // namespace
+}  // namespace fairq::server
