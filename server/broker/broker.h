@@ -28,11 +28,11 @@
 #include "sched/scheduler.h"
 #include "server/broker/admission.h"
 #include "server/broker/commands.h"
+#include "server/broker/id_range.h"
 #include "server/broker/idempotency_index.h"
 #include "server/broker/job_table.h"
 #include "server/broker/lease_waiters.h"
 #include "server/broker/payload_cache.h"
-#include "server/broker/read_ahead.h"
 #include "server/broker/read_ahead_planner.h"
 #include "server/broker/wait_window.h"
 #include "server/broker/worker_registry.h"
@@ -72,6 +72,8 @@ class Broker {
   // id ranges the leases of the turns since the last call want read, and
   // the records read, whose READY jobs are cached for the leases to come.
   std::vector<IdRange> TakeReadAheadRequests();
+  // A range taken above that the reader could not take on.
+  void ReadAheadDropped(IdRange range) { read_ahead_plan_.Dropped(range); }
   void CacheReadAhead(std::vector<v1::JobRecord> records);
 
   size_t live_jobs() const { return jobs_.size(); }
@@ -248,6 +250,7 @@ class Broker {
   TimerHeap scheduled_timers_;
   std::vector<bool> pool_has_news_;  // a job became ready since last match
   uint64_t total_queued_ = 0;        // READY + SCHEDULED, everyone
+  uint64_t total_ready_ = 0;         // READY, everyone
   uint64_t next_job_id_ = 1;
   uint64_t reserved_job_id_ = 1;     // ids below this are reserved on disk
   int64_t restored_ms_ = 0;          // when Restore ran (CheckOrAdoptLease)

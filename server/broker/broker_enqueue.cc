@@ -19,12 +19,13 @@ int64_t StartMs(const v1::JobSpec& spec, int64_t now_ms) {
   return now_ms;
 }
 
-// A job queued behind more of its tenant's jobs (READY or SCHEDULED) than
-// this is not cached at enqueue: it will not be leased for a while, its spec
-// would push out specs leased sooner, and the read-ahead
-// (read_ahead_planner.h) brings it back when its turn nears. Shallow queues,
-// where leases follow enqueues within moments, stay cached.
-constexpr uint64_t kCacheAtEnqueueMaxQueued = 1024;
+// With more jobs READY than this, a new job's spec is not cached at
+// enqueue: the payload cache (8 MiB, ~30k specs of 100 bytes) could not
+// keep the specs of all of them until their leases, so caching it would
+// only push out specs leased sooner. The read-ahead (read_ahead_planner.h)
+// brings it back when its turn nears. Half the cache's entries at 100-byte
+// payloads: leases that follow enqueues within moments stay cached.
+constexpr uint64_t kCacheAtEnqueueMaxReady = 16 * 1024;
 
 uint32_t Millis(double seconds) {
   return static_cast<uint32_t>(std::llround(seconds * 1000));
@@ -120,7 +121,7 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     MakeScheduled(id, job, start_ms, turn);
   } else {
     MakeReady(id, job, now_ms, turn, /*since_enqueue=*/true);
-    if (info.queued <= kCacheAtEnqueueMaxQueued) {
+    if (total_ready_ <= kCacheAtEnqueueMaxReady) {
       payloads_.Put(id, std::move(*record.mutable_spec()), now_ms);
     }
   }

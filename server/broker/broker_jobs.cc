@@ -49,6 +49,7 @@ void Broker::MakeReady(uint64_t job_id, JobMeta& job, int64_t now_ms,
            "queue a ready job", job_id);
   ++tenants_[job.tenant].queued;
   ++total_queued_;
+  ++total_ready_;
   pool_has_news_[job.pool] = true;
 }
 
@@ -74,6 +75,7 @@ void Broker::Leave(uint64_t job_id, JobMeta& job, Turn& turn) {
       }
       --tenants_[job.tenant].queued;
       --total_queued_;
+      --total_ready_;
       break;
     case v1::JOB_STATE_SCHEDULED:
       turn.batch.DeleteScheduled({job.at_ms, job_id});

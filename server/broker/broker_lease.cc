@@ -127,9 +127,14 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
       TimeUtil::MillisecondsToDuration(job.lease_ms);
   std::optional<PayloadCache::Entry> cached = payloads_.Take(job_id);
   if (std::optional<IdRange> range = read_ahead_plan_.OnLease(
-          job_id, cached.has_value(), cached && cached->read_ahead)) {
+          job_id, cached.has_value(), cached && cached->read_ahead,
+          next_job_id_)) {
     read_ahead_requests_.push_back(*range);
   }
+  metrics_.LeasedSpec(!cached ? metrics::SpecSource::kStore
+                      : cached->read_ahead
+                          ? metrics::SpecSource::kReadAhead
+                          : metrics::SpecSource::kEnqueueCache);
   if (cached) {
     *out->mutable_spec() = std::move(cached->spec);
     *out->mutable_enqueued_at() =

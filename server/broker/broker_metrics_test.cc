@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <array>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -49,8 +50,14 @@ class RecordingMetrics final : public metrics::Metrics {
         " r=" + std::to_string(std::lround(runtime_s * 1000)));
   }
   void TurnDone(double) override {}
+  void LeasedSpec(metrics::SpecSource source) override {
+    ++specs[static_cast<size_t>(source)];
+  }
   void GroupCommitted(double, size_t) override {}
   void RpcFinished(std::string_view, int, double) override {}
+
+  // LeasedSpec calls, by source; not in the call lines.
+  std::array<int, metrics::kSpecSourceCount> specs{};
 
   // The calls since the last Take.
   std::vector<std::string> Take() { return std::move(calls_); }
@@ -159,6 +166,34 @@ class BrokerMetricsTest : public ::testing::Test {
   std::unique_ptr<Broker> broker_;
   int64_t now_ = 1'764'000'000'000;
 };
+
+// Each lease says where its job's spec came from: cached at its enqueue,
+// or (after a restart, when nothing is cached) read by id; a record the
+// read-ahead handed in serves the next lease.
+TEST_F(BrokerMetricsTest, LeasesReportWhereTheirSpecCameFrom) {
+  using metrics::SpecSource;
+  auto count = [&](SpecSource source) {
+    return metrics_.specs[static_cast<size_t>(source)];
+  };
+  Open();
+  ASSERT_TRUE(Enqueue("a").ok());
+  ASSERT_TRUE(Enqueue("a").ok());
+  ASSERT_TRUE(Enqueue("a").ok());
+  EXPECT_NE(Lease().job().id(), 0u);
+  EXPECT_EQ(count(SpecSource::kEnqueueCache), 1);
+  Open();
+  EXPECT_NE(Lease().job().id(), 0u);
+  EXPECT_EQ(count(SpecSource::kStore), 1);
+  std::vector<IdRange> asked = broker_->TakeReadAheadRequests();
+  ASSERT_EQ(asked.size(), 1u);
+  auto records = store_->ReadJobs(asked[0].begin, asked[0].end, 1 << 20);
+  ASSERT_TRUE(records.ok()) << records.status().ToString();
+  broker_->CacheReadAhead(std::move(*records));
+  EXPECT_NE(Lease().job().id(), 0u);
+  EXPECT_EQ(count(SpecSource::kReadAhead), 1);
+  EXPECT_EQ(count(SpecSource::kEnqueueCache), 1);
+  EXPECT_EQ(count(SpecSource::kStore), 1);
+}
 
 TEST_F(BrokerMetricsTest, HooksFollowAJobThroughItsAttempts) {
   config_.tenant_defaults.max_attempts = 2;

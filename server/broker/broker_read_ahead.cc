@@ -10,12 +10,19 @@ std::vector<IdRange> Broker::TakeReadAheadRequests() {
   return std::exchange(read_ahead_requests_, {});
 }
 
-// Jobs leased, finished or canceled since their record was read are left
-// out; the spec of a job leased again later (a retry) still serves then.
+// Only jobs READY since their enqueue: a lease answered from the cache goes
+// out before its batch is applied, and only such a job is adopted by its
+// worker if a crash forgets that lease (broker_restore.cc); a retried,
+// delayed or requeued job (with a ready entry) must be leased from the
+// store, as before. Jobs leased, finished or canceled since their record was
+// read are left out too.
 void Broker::CacheReadAhead(std::vector<v1::JobRecord> records) {
   for (v1::JobRecord& record : records) {
     const JobMeta* job = jobs_.Find(record.id());
-    if (job == nullptr || job->state != v1::JOB_STATE_READY) continue;
+    if (job == nullptr || job->state != v1::JOB_STATE_READY ||
+        job->ready_entry) {
+      continue;
+    }
     payloads_.Put(record.id(), std::move(*record.mutable_spec()),
                   record.enqueued_unix_ms(), /*read_ahead=*/true);
   }

@@ -444,11 +444,11 @@ TEST_F(BrokerTest, ALeaseThatReadsTheStoreStartsAReadAheadForTheNext) {
   std::vector<IdRange> asked = broker_->TakeReadAheadRequests();
   ASSERT_EQ(asked.size(), 1u);
   EXPECT_EQ(asked[0].begin, ids[0]);
-  EXPECT_GT(asked[0].end, ids[3]);
+  EXPECT_EQ(asked[0].end, ids[0] + ReadAheadPlanner::kSpan);
   ASSERT_EQ(Lease()->response.jobs(0).job().id(), ids[1]);
   EXPECT_TRUE(broker_->TakeReadAheadRequests().empty());
 
-  auto records = store_->ReadJobs(asked[0].begin, asked[0].end);
+  auto records = store_->ReadJobs(asked[0].begin, asked[0].end, 1 << 20);
   ASSERT_TRUE(records.ok()) << records.status().ToString();
   EXPECT_EQ(records->size(), 4u);
   broker_->CacheReadAhead(std::move(*records));
@@ -461,7 +461,30 @@ TEST_F(BrokerTest, ALeaseThatReadsTheStoreStartsAReadAheadForTheNext) {
   std::vector<IdRange> next = broker_->TakeReadAheadRequests();
   ASSERT_EQ(next.size(), 1u);
   EXPECT_EQ(next[0].begin, asked[0].end);
+  EXPECT_EQ(next[0].end, asked[0].end + ReadAheadPlanner::kSpan);
   ASSERT_TRUE(Commit(turn).ok());
+}
+
+// A job READY again after a failed attempt has a ready entry: a crash that
+// forgot its lease would not let its worker adopt it (broker_restore.cc),
+// so its lease is never answered before the apply, read ahead or not.
+TEST_F(BrokerTest, ARetriedJobIsNotLeasedFromTheReadAhead) {
+  uint64_t id = Enqueue("a");
+  auto first = Lease();
+  ASSERT_EQ(first->response.jobs_size(), 1);
+  EXPECT_EQ(FailCode(id, first->response.jobs(0).lease_token()), 0);
+  Advance(10'000);  // past the 1 s retry backoff
+  auto records = store_->ReadJobs(id, id + 1, 1 << 20);
+  ASSERT_TRUE(records.ok()) << records.status().ToString();
+  ASSERT_EQ(records->size(), 1u);
+  broker_->CacheReadAhead(std::move(*records));
+  Turn turn(store_->NewBatch());
+  auto call = LeaseIn(turn);
+  ASSERT_EQ(call->response.jobs_size(), 1);
+  EXPECT_EQ(call->response.jobs(0).job().id(), id);
+  EXPECT_TRUE(turn.replies_before_apply.empty());
+  ASSERT_TRUE(Commit(turn).ok());
+  EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
 }
 
 // Jobs leased moments after their enqueue find their specs cached then:
@@ -473,30 +496,39 @@ TEST_F(BrokerTest, LeasesOfJobsCachedAtEnqueueReadNothingAhead) {
   EXPECT_TRUE(broker_->TakeReadAheadRequests().empty());
 }
 
-// A job queued behind more than 1,024 of its tenant's is not cached at
-// enqueue, as it will not run for a while. Leased at once here (its
-// priority is higher), it is read from the store.
-TEST_F(BrokerTest, AJobBehindADeepQueueIsNotCachedAtEnqueue) {
+// With more than 16,384 jobs READY (half the payload cache at 100-byte
+// payloads), a new job's spec is not cached at enqueue, as it would not
+// stay cached until its turn. Each job here is leased at once (its priority
+// is higher): the one enqueued with 16,384 READY comes from the cache, the
+// one enqueued with 16,386 from the store.
+TEST_F(BrokerTest, WithADeepBacklogNewJobsAreNotCachedAtEnqueue) {
   v1::JobSpec low;
   low.set_tenant("a");
   low.set_payload("low");
-  v1::EnqueueBatchResponse response;
-  std::optional<Status> done;
-  Command fill = EnqueueCommand{std::vector<const v1::JobSpec*>(1024, &low),
-                                &response, [&](const Status& s) { done = s; }};
-  Turn1(&fill);
-  ASSERT_TRUE(done && done->ok());
+  auto fill = [&](size_t jobs) {
+    v1::EnqueueBatchResponse response;
+    std::optional<Status> done;
+    Command command =
+        EnqueueCommand{std::vector<const v1::JobSpec*>(jobs, &low), &response,
+                       [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    ASSERT_TRUE(done && done->ok());
+  };
   v1::JobSpec high = low;
   high.set_priority(10);
-  high.set_payload("high");
-  uint64_t id = Enqueue(high);
-  Turn turn(store_->NewBatch());
-  auto call = LeaseIn(turn);
-  ASSERT_EQ(call->response.jobs_size(), 1);
-  EXPECT_EQ(call->response.jobs(0).job().id(), id);
-  EXPECT_TRUE(turn.replies_before_apply.empty());
-  ASSERT_TRUE(Commit(turn).ok());
-  EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "high");
+  fill(16'383);
+  for (size_t more : {0, 2}) {
+    if (more > 0) fill(more);
+    high.set_payload("high " + std::to_string(more));
+    uint64_t id = Enqueue(high);
+    Turn turn(store_->NewBatch());
+    auto call = LeaseIn(turn);
+    ASSERT_EQ(call->response.jobs_size(), 1);
+    EXPECT_EQ(call->response.jobs(0).job().id(), id);
+    EXPECT_EQ(turn.replies_before_apply.empty(), more == 2) << more;
+    ASSERT_TRUE(Commit(turn).ok());
+    EXPECT_EQ(call->response.jobs(0).job().spec().payload(), high.payload());
+  }
 }
 
 // Leases answered before their batch was applied, then a process crash:

@@ -57,9 +57,12 @@ void Dispatcher::Post(Command command) {
   }
 }
 
+// The reader stops here, not in the destructor: the daemon closes the
+// store once Stop returns.
 void Dispatcher::Stop() {
   queue_.Close();
   if (thread_.joinable()) thread_.join();
+  read_ahead_.Stop();
 }
 
 // One turn: wake at the next timer deadline or when commands arrive, cache
@@ -86,7 +89,9 @@ void Dispatcher::Loop() {
     broker_->MatchWaiters(now, turn);
     if (!open) broker_->ReleaseWaiters(turn);
     for (IdRange range : broker_->TakeReadAheadRequests()) {
-      read_ahead_.Request(range);
+      if (!open || !read_ahead_.Request(range)) {
+        broker_->ReadAheadDropped(range);
+      }
     }
     std::vector<Reply> early = std::move(turn.replies_before_apply);
     if (!turn.batch.empty() || !turn.replies.empty() ||

@@ -14,33 +14,36 @@ ReadAhead::ReadAhead(const store::Store* store, std::function<void()> on_read)
         Loop();
       }) {}
 
-ReadAhead::~ReadAhead() {
+ReadAhead::~ReadAhead() { Stop(); }
+
+void ReadAhead::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    ranges_.clear();
   }
   requested_.notify_one();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
-void ReadAhead::Request(IdRange range) {
+bool ReadAhead::Request(IdRange range) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (ranges_.size() >= kMaxPendingRanges) return;
+    if (stop_ || ranges_.size() >= kMaxPendingRanges) return false;
     ranges_.push_back(range);
   }
   requested_.notify_one();
+  return true;
 }
 
 std::vector<v1::JobRecord> ReadAhead::TakeRecords() {
   std::vector<v1::JobRecord> taken;
   std::lock_guard<std::mutex> lock(mu_);
   taken.swap(records_);
+  untaken_bytes_ = 0;
   return taken;
 }
 
-// A failed read is logged and its range dropped: the leases it was for read
-// their jobs at lease time, which reports the error to the worker.
 void ReadAhead::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -48,22 +51,30 @@ void ReadAhead::Loop() {
     if (stop_) return;
     IdRange range = ranges_.front();
     ranges_.pop_front();
-    if (records_.size() < kMaxUntakenRecords) {
+    if (untaken_bytes_ < kMaxUntakenBytes) Read(range, lock);
+    if (on_read_) {
       lock.unlock();
-      auto read = store_->ReadJobs(range.begin, range.end);
-      if (!read.ok()) {
-        logging::Log(spdlog::level::warn, "reading jobs ahead failed",
-                     {{"from_job_id", range.begin},
-                      {"error", read.status().ToString()}});
-      }
+      on_read_();
       lock.lock();
-      if (read.ok()) {
-        for (v1::JobRecord& record : *read) {
-          records_.push_back(std::move(record));
-        }
-      }
     }
-    if (on_read_) on_read_();
+  }
+}
+
+// A failed read is logged and its range dropped: the leases it was for read
+// their jobs by id, which reports the error to the worker.
+void ReadAhead::Read(IdRange range, std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  auto read = store_->ReadJobs(range.begin, range.end, kMaxRangeBytes);
+  if (!read.ok()) {
+    logging::Log(
+        spdlog::level::warn, "reading jobs ahead failed",
+        {{"from_job_id", range.begin}, {"error", read.status().ToString()}});
+  }
+  lock.lock();
+  if (!read.ok()) return;
+  for (v1::JobRecord& record : *read) {
+    untaken_bytes_ += record.spec().payload().size();
+    records_.push_back(std::move(record));
   }
 }
 

@@ -6,13 +6,13 @@
 // backlog in about id order, so reading a range of ids with one iterator
 // costs a fraction of that per job (docs/benchmarks.md, eleventh round).
 //
-// Thread-safe: the dispatcher thread calls Request and TakeRecords; the
-// reader thread only reads the store and hands the records back.
+// Thread-safe: the dispatcher thread calls Request, TakeRecords and Stop;
+// the reader thread only reads the store and hands the records back.
 #ifndef FAIRQ_SERVER_BROKER_READ_AHEAD_H_
 #define FAIRQ_SERVER_BROKER_READ_AHEAD_H_
 
 #include <condition_variable>
-#include <cstdint>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -20,35 +20,38 @@
 #include <vector>
 
 #include "fairq/v1/records.pb.h"
+#include "server/broker/id_range.h"
 #include "store/store.h"
 
 namespace fairq::server {
 
-// Job ids [begin, end).
-struct IdRange {
-  uint64_t begin = 0;
-  uint64_t end = 0;
-};
-
 class ReadAhead {
  public:
-  // Ranges waiting to be read, and records read and not yet taken, at most;
-  // beyond, requests are dropped (the leases they were for read the store).
+  // Ranges waiting to be read, at most; Request refuses more.
   static constexpr size_t kMaxPendingRanges = 4;
-  static constexpr size_t kMaxUntakenRecords = 16384;
+  // Payload bytes one range reads, at most (its later ids are left to the
+  // leases' own reads), and that wait untaken: an eighth of the PayloadCache
+  // each, so that a range's specs do not push each other out of it.
+  static constexpr size_t kMaxRangeBytes = size_t{1} << 20;
+  static constexpr size_t kMaxUntakenBytes = size_t{2} << 20;
 
-  // `store` must outlive this. `on_read`, if given, runs on the reader
-  // thread after each range is read or dropped (tests wait on it).
+  // `store` must stay open until Stop returns. `on_read`, if given, runs on
+  // the reader thread, without the lock, after each range is read or
+  // dropped (tests wait on it).
   explicit ReadAhead(const store::Store* store,
                      std::function<void()> on_read = {});
-  ~ReadAhead();  // stops and joins the reader
+  ~ReadAhead();  // Stop()
 
-  void Request(IdRange range);
+  // False when the range was not queued (too many pending, or stopped).
+  bool Request(IdRange range);
   // The records read since the last call, in the order requested.
   std::vector<v1::JobRecord> TakeRecords();
+  // Drops the pending ranges and joins the reader. Idempotent.
+  void Stop();
 
  private:
   void Loop();
+  void Read(IdRange range, std::unique_lock<std::mutex>& lock);
 
   const store::Store* const store_;
   const std::function<void()> on_read_;
@@ -56,6 +59,7 @@ class ReadAhead {
   std::condition_variable requested_;
   std::deque<IdRange> ranges_;
   std::vector<v1::JobRecord> records_;
+  size_t untaken_bytes_ = 0;
   bool stop_ = false;
   std::thread thread_;  // last: starts once the members above exist
 };

@@ -10,7 +10,8 @@ namespace fairq::server {
 // window a range ahead. Leases served by specs cached at enqueue (a shallow
 // backlog) do neither, so the read-ahead stops with the backlog.
 std::optional<IdRange> ReadAheadPlanner::OnLease(uint64_t job_id, bool cached,
-                                                 bool read_ahead) {
+                                                 bool read_ahead,
+                                                 uint64_t next_job_id) {
   if (cached && !read_ahead) return std::nullopt;
   Window* window = WindowOf(job_id);
   if (!cached) {
@@ -20,12 +21,26 @@ std::optional<IdRange> ReadAheadPlanner::OnLease(uint64_t job_id, bool cached,
     return std::nullopt;
   }
   window->last_used = ++clock_;
-  IdRange range{window->covered.end, window->covered.end + kSpan};
+  // Ids not assigned yet are not covered: leases of jobs enqueued later
+  // extend the window to them.
+  IdRange range{window->covered.end,
+                std::min(window->covered.end + kSpan, next_job_id)};
+  if (range.end <= range.begin) return std::nullopt;
   window->covered.end = range.end;
   window->covered.begin =
       std::max(window->covered.begin,
                range.end - std::min(range.end, kWindowRanges * kSpan));
   return range;
+}
+
+void ReadAheadPlanner::Dropped(IdRange range) {
+  for (Window& window : windows_) {
+    if (window.covered.end == range.end) {
+      window.covered.end = range.begin;
+      window.covered.begin = std::min(window.covered.begin, range.begin);
+      return;
+    }
+  }
 }
 
 ReadAheadPlanner::Window* ReadAheadPlanner::WindowOf(uint64_t job_id) {

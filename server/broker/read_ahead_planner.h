@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "server/broker/read_ahead.h"
+#include "server/broker/id_range.h"
 
 namespace fairq::server {
 
@@ -31,8 +31,13 @@ class ReadAheadPlanner {
   static constexpr uint64_t kWindowRanges = 3;
 
   // For each granted lease: whether its spec was cached, and if so whether
-  // by the read-ahead. Returns the range to read next, if any.
-  std::optional<IdRange> OnLease(uint64_t job_id, bool cached, bool read_ahead);
+  // by the read-ahead; ids from `next_job_id` on are not assigned yet.
+  // Returns the range to read next, if any.
+  std::optional<IdRange> OnLease(uint64_t job_id, bool cached, bool read_ahead,
+                                 uint64_t next_job_id);
+  // A range OnLease returned was not read after all (the reader was busy):
+  // its window asks for it again at its next lease.
+  void Dropped(IdRange range);
 
  private:
   struct Window {

@@ -6,16 +6,19 @@ namespace fairq::server {
 namespace {
 
 constexpr uint64_t kSpan = ReadAheadPlanner::kSpan;
+constexpr uint64_t kManyIds = uint64_t{1} << 40;  // ids assigned so far
 
 // Each lease as the broker reports it.
-std::optional<IdRange> Miss(ReadAheadPlanner& plan, uint64_t id) {
-  return plan.OnLease(id, /*cached=*/false, /*read_ahead=*/false);
+std::optional<IdRange> Miss(ReadAheadPlanner& plan, uint64_t id,
+                            uint64_t next_id = kManyIds) {
+  return plan.OnLease(id, /*cached=*/false, /*read_ahead=*/false, next_id);
 }
-std::optional<IdRange> ReadAheadHit(ReadAheadPlanner& plan, uint64_t id) {
-  return plan.OnLease(id, /*cached=*/true, /*read_ahead=*/true);
+std::optional<IdRange> ReadAheadHit(ReadAheadPlanner& plan, uint64_t id,
+                                    uint64_t next_id = kManyIds) {
+  return plan.OnLease(id, /*cached=*/true, /*read_ahead=*/true, next_id);
 }
 std::optional<IdRange> EnqueueHit(ReadAheadPlanner& plan, uint64_t id) {
-  return plan.OnLease(id, /*cached=*/true, /*read_ahead=*/false);
+  return plan.OnLease(id, /*cached=*/true, /*read_ahead=*/false, kManyIds);
 }
 
 void ExpectRange(const std::optional<IdRange>& range, uint64_t begin) {
@@ -71,6 +74,34 @@ TEST(ReadAheadPlannerTest, AFifthFrontierReplacesTheLeastRecentWindow) {
   ExpectRange(Miss(plan, 100 * kSpan), 100 * kSpan);  // replaces window 1
   EXPECT_FALSE(Miss(plan, 1));                        // window 0 stays
   ExpectRange(Miss(plan, 10 * kSpan), 10 * kSpan);    // window 1 went
+}
+
+// Ids not assigned yet are not asked for; once they are, the leases near
+// the window's end ask for them.
+TEST(ReadAheadPlannerTest, RangesStopAtTheNextJobId) {
+  ReadAheadPlanner plan;
+  std::optional<IdRange> first = Miss(plan, 100, /*next_id=*/150);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->begin, 100u);
+  EXPECT_EQ(first->end, 150u);
+  EXPECT_FALSE(ReadAheadHit(plan, 101, /*next_id=*/150));  // nothing new
+  std::optional<IdRange> later = ReadAheadHit(plan, 102, /*next_id=*/400);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->begin, 150u);
+  EXPECT_EQ(later->end, 400u);
+}
+
+// A range the reader could not take is asked for again.
+TEST(ReadAheadPlannerTest, ADroppedRangeIsAskedForAgain) {
+  ReadAheadPlanner plan;
+  ExpectRange(Miss(plan, 100), 100);
+  std::optional<IdRange> next = ReadAheadHit(plan, 101);
+  ExpectRange(next, 100 + kSpan);
+  plan.Dropped(*next);
+  ExpectRange(ReadAheadHit(plan, 102), 100 + kSpan);
+  std::optional<IdRange> opened = Miss(plan, 10 * kSpan);
+  plan.Dropped(*opened);
+  ExpectRange(Miss(plan, 10 * kSpan), 10 * kSpan);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ class Ignore final : public Metrics {
   void LeaseAdopted(uint32_t, uint32_t, int64_t) override {}
   void LeaseEnded(uint32_t, uint32_t, double, int64_t) override {}
   void TurnDone(double) override {}
+  void LeasedSpec(SpecSource) override {}
   void GroupCommitted(double, size_t) override {}
   void RpcFinished(std::string_view, int, double) override {}
 };

@@ -39,6 +39,14 @@ enum class Rejection : uint8_t {
 };
 inline constexpr size_t kRejectionCount = 4;
 
+// Where a leased job's spec came from (fairq_leased_specs_total's source).
+enum class SpecSource : uint8_t {
+  kEnqueueCache,  // cached when the job was enqueued
+  kReadAhead,     // read ahead of a deep backlog's leases
+  kStore,         // read by id once the lease was written
+};
+inline constexpr size_t kSpecSourceCount = 3;
+
 // The tenant of a rejection whose tenant does not exist.
 inline constexpr uint32_t kNoTenant = std::numeric_limits<uint32_t>::max();
 
@@ -66,6 +74,8 @@ class Metrics {
                           int64_t now_ms) = 0;
   // One dispatcher turn took `seconds` (timers, commands, matching).
   virtual void TurnDone(double seconds) = 0;
+  // A lease was granted whose job's spec comes from `source`.
+  virtual void LeasedSpec(SpecSource source) = 0;
 
   // --- Writer sync thread -----------------------------------------------
   // A group of `turns` dispatcher turns that wrote became durable `seconds`

@@ -49,6 +49,8 @@ constexpr std::array<const char*, kJobEventCount> kJobEventHelp = {
     "Leases that lapsed without an answer.",
     "Queued jobs canceled or purged.",
     "Jobs moved to DEAD."};
+constexpr std::array<const char*, kSpecSourceCount> kSpecSourceNames = {
+    "enqueue_cache", "read_ahead", "store"};
 constexpr std::array<const char*, kRejectionCount> kRejectionNames = {
     "tenant_queue_full", "rate_limited", "broker_full", "unknown_tenant"};
 
@@ -118,6 +120,14 @@ PrometheusMetrics::PrometheusMetrics(PrometheusOptions options)
         &Build(prometheus::BuildCounter(),
                std::string("fairq_jobs_") + kJobEventNames[e] + "_total",
                kJobEventHelp[e], *registry_);
+  }
+  auto& specs = Build(prometheus::BuildCounter(), "fairq_leased_specs_total",
+                      "Leased jobs, by where their spec came from: the cache "
+                      "of specs enqueued just before, the read-ahead of a "
+                      "deep backlog, or a read by id.",
+                      *registry_);
+  for (size_t s = 0; s < kSpecSourceCount; ++s) {
+    leased_specs_[s] = &specs.Add({{"source", kSpecSourceNames[s]}});
   }
   Build(prometheus::BuildGauge(), "fairq_build_info",
         "1, labeled with the version and source revision of this fairqd.",
@@ -194,6 +204,10 @@ void PrometheusMetrics::LeaseEnded(uint32_t tenant, uint32_t pool,
 }
 
 void PrometheusMetrics::TurnDone(double seconds) { turn_.Observe(seconds); }
+
+void PrometheusMetrics::LeasedSpec(SpecSource source) {
+  leased_specs_[static_cast<size_t>(source)]->Increment();
+}
 
 const std::string& PrometheusMetrics::SlotName(uint32_t slot) const {
   static const std::string kOther = kOtherTenant;

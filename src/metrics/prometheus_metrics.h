@@ -89,6 +89,7 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
   void LeaseEnded(uint32_t tenant, uint32_t pool, double runtime_s,
                   int64_t now_ms) override;
   void TurnDone(double seconds) override;
+  void LeasedSpec(SpecSource source) override;
   void GroupCommitted(double seconds, size_t turns) override;
   void RpcFinished(std::string_view method, int code, double seconds) override;
 
@@ -162,6 +163,7 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
   Family<prometheus::Histogram>& wait_;
   Family<prometheus::Summary>& wait_window_;
   prometheus::Histogram& turn_;
+  prometheus::Counter* leased_specs_[kSpecSourceCount];
   prometheus::Histogram& store_write_;
   prometheus::Histogram& store_group_;
   Family<prometheus::Counter>& rpc_calls_;

@@ -317,8 +317,17 @@ TEST_F(PrometheusMetricsTest, BrokerWideHistogramsAndBuildInfo) {
   Make(10);
   metrics_->TurnDone(0.0002);
   metrics_->GroupCommitted(0.004, 3);
+  metrics_->LeasedSpec(SpecSource::kReadAhead);
+  metrics_->LeasedSpec(SpecSource::kReadAhead);
+  metrics_->LeasedSpec(SpecSource::kStore);
   Samples s = Scrape();
   EXPECT_EQ(Value(s, "fairq_dispatcher_turn_seconds_count"), 1) << text_;
+  auto specs = [&](const char* source) {
+    return Value(s, Key("fairq_leased_specs_total", {{"source", source}}));
+  };
+  EXPECT_EQ(specs("enqueue_cache"), 0);
+  EXPECT_EQ(specs("read_ahead"), 2);
+  EXPECT_EQ(specs("store"), 1);
   EXPECT_EQ(
       Value(s, Key("fairq_store_write_seconds_bucket", {{"le", "0.005"}})), 1);
   EXPECT_EQ(Value(s, Key("fairq_store_write_group_size_bucket", {{"le", "2"}})),

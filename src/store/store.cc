@@ -189,7 +189,9 @@ KeyRange WholeFamily(rocksdb::DB* db, const Handles& families, Family family) {
 template <class Message, class OnRecord>
 Status ScanRecords(const KeyRange& range, OnRecord on_record) {
   rocksdb::ReadOptions read_options;
-  read_options.fill_cache = false;  // a recovery scan must not evict hot data
+  // Scans (recovery, listings, reading ahead) read each block once; they
+  // must not evict the blocks point reads use.
+  read_options.fill_cache = false;
   rocksdb::Slice upper;
   if (range.end) {
     upper = *range.end;
@@ -451,16 +453,18 @@ StatusOr<std::optional<v1::IdReservation>> Store::GetIdReservation() const {
                                       kIdReservationKey);
 }
 
-StatusOr<std::vector<v1::JobRecord>> Store::ReadJobs(uint64_t begin_id,
-                                                     uint64_t end_id) const {
+StatusOr<std::vector<v1::JobRecord>> Store::ReadJobs(
+    uint64_t begin_id, uint64_t end_id, size_t max_payload_bytes) const {
   std::vector<v1::JobRecord> jobs;
   if (end_id <= begin_id) return jobs;
   KeyRange range = WholeFamily(db_.get(), families_, Family::kJobs);
   range.begin = EncodeJobId(begin_id);
   range.end = EncodeJobId(end_id);
+  size_t bytes = 0;
   Status status = ScanJobRecords(range, [&](v1::JobRecord& job) {
+    bytes += job.spec().payload().size();
     jobs.push_back(std::move(job));
-    return true;
+    return bytes <= max_payload_bytes;
   });
   if (!status.ok()) return status;
   return jobs;

@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "google/protobuf/util/time_util.h"
+#include "metrics/exposition_test_util.h"
 #include "tests/integration/fairqd_process.h"
+#include "tests/integration/http_get.h"
 
 namespace fairq::testing {
 namespace {
@@ -203,10 +205,23 @@ void DrainExactly(v1::Worker::Stub& worker, const Backlog& backlog) {
   EXPECT_TRUE(Lease(worker, "drainer", 1, 0).jobs().empty());
 }
 
+// How many leases since the start took their job's spec from `source`
+// (fairq_leased_specs_total).
+double LeasedSpecs(const FairqdProcess& fairqd, const std::string& source) {
+  std::string body, error;
+  EXPECT_TRUE(HttpGet(fairqd.metrics_port(), "/metrics", &body, &error))
+      << error;
+  metrics::Samples samples = metrics::ParseExposition(body);
+  auto found = samples.find(
+      metrics::Key("fairq_leased_specs_total", {{"source", source}}));
+  return found == samples.end() ? -1 : found->second;
+}
+
 // Queues `total` jobs, stops fairqd (gracefully or by SIGKILL), starts it
-// again and checks that exactly the acknowledged jobs come back.
+// again and checks that exactly the acknowledged jobs come back, most of
+// their specs read ahead of their leases (none is cached after a restart).
 void FillRestartAndDrain(int total, bool graceful) {
-  FairqdProcess fairqd;
+  FairqdProcess fairqd("", "127.0.0.1:0", "127.0.0.1:0");
   StartOrDie(fairqd);
   auto producer = fairqd.Producer();
   Clock::time_point fill_start = Clock::now();
@@ -237,6 +252,13 @@ void FillRestartAndDrain(int total, bool graceful) {
 
   CheckStats(*fairqd.Admin(), backlog, MillisSince(fill_start));
   DrainExactly(*fairqd.Worker(), backlog);
+  double read_ahead = LeasedSpecs(fairqd, "read_ahead");
+  double by_id = LeasedSpecs(fairqd, "store");
+  std::printf("[ restart  ] specs read ahead %.0f, by id %.0f\n", read_ahead,
+              by_id);
+  EXPECT_EQ(LeasedSpecs(fairqd, "enqueue_cache"), 0);
+  EXPECT_EQ(read_ahead + by_id, total);
+  EXPECT_GT(read_ahead, total / 2);
 }
 
 TEST(RestartTest, GracefulStopKeepsHundredThousandQueuedJobs) {
