@@ -20,11 +20,13 @@ int64_t StartMs(const v1::JobSpec& spec, int64_t now_ms) {
 }
 
 // With more jobs READY than this, a new job's spec is not cached at
-// enqueue: the payload cache (8 MiB, ~30k specs of 100 bytes) could not
-// keep the specs of all of them until their leases, so caching it would
-// only push out specs leased sooner. The read-ahead (read_ahead_planner.h)
-// brings it back when its turn nears. Half the cache's entries at 100-byte
-// payloads: leases that follow enqueues within moments stay cached.
+// enqueue unless a worker waits in its pool: the payload cache (8 MiB, ~30k
+// specs of 100 bytes) could not keep the specs of all of them until their
+// leases, so caching it would only push out specs leased sooner. The
+// read-ahead (read_ahead_planner.h) brings it back when its turn nears.
+// Half the cache's entries at 100-byte payloads. A job that a waiting worker
+// may take in this very turn is cached whatever the count (READY jobs of a
+// paused tenant, say), so that its lease replies before the write.
 constexpr uint64_t kCacheAtEnqueueMaxReady = 16 * 1024;
 
 uint32_t Millis(double seconds) {
@@ -121,7 +123,8 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     MakeScheduled(id, job, start_ms, turn);
   } else {
     MakeReady(id, job, now_ms, turn, /*since_enqueue=*/true);
-    if (total_ready_ <= kCacheAtEnqueueMaxReady) {
+    if (total_ready_ <= kCacheAtEnqueueMaxReady ||
+        waiters_.waiting_in(job.pool) > 0) {
       payloads_.Put(id, std::move(*record.mutable_spec()), now_ms);
     }
   }

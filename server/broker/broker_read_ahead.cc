@@ -15,12 +15,12 @@ std::vector<IdRange> Broker::TakeReadAheadRequests() {
 // worker if a crash forgets that lease (broker_restore.cc); a retried,
 // delayed or requeued job (with a ready entry) must be leased from the
 // store, as before. Jobs leased, finished or canceled since their record was
-// read are left out too.
+// read are left out too, and so are specs still cached from the enqueue.
 void Broker::CacheReadAhead(std::vector<v1::JobRecord> records) {
   for (v1::JobRecord& record : records) {
     const JobMeta* job = jobs_.Find(record.id());
     if (job == nullptr || job->state != v1::JOB_STATE_READY ||
-        job->ready_entry) {
+        job->ready_entry || payloads_.Contains(record.id())) {
       continue;
     }
     payloads_.Put(record.id(), std::move(*record.mutable_spec()),

@@ -83,15 +83,17 @@ void Dispatcher::Loop() {
     auto start = std::chrono::steady_clock::now();
     int64_t now = NowUnixMs();
     Turn turn(store_->NewBatch());
-    broker_->CacheReadAhead(read_ahead_.TakeRecords());
+    ReadAhead::Taken read = read_ahead_.Take();
+    broker_->CacheReadAhead(std::move(read.records));
+    for (IdRange range : read.unread) broker_->ReadAheadDropped(range);
     broker_->RunTimers(now, turn);
     for (Command& command : commands) broker_->Handle(command, now, turn);
     broker_->MatchWaiters(now, turn);
     if (!open) broker_->ReleaseWaiters(turn);
+    bool reading = open;  // once the reader refuses, it is not asked again
     for (IdRange range : broker_->TakeReadAheadRequests()) {
-      if (!open || !read_ahead_.Request(range)) {
-        broker_->ReadAheadDropped(range);
-      }
+      reading = reading && read_ahead_.Request(range);
+      if (!reading) broker_->ReadAheadDropped(range);
     }
     std::vector<Reply> early = std::move(turn.replies_before_apply);
     if (!turn.batch.empty() || !turn.replies.empty() ||

@@ -54,6 +54,7 @@ class PayloadCache {
   }
 
   void Erase(uint64_t job_id) { Take(job_id); }
+  bool Contains(uint64_t job_id) const { return entries_.contains(job_id); }
 
   size_t bytes() const { return bytes_; }
   size_t order_size() const { return order_.size(); }  // for tests

@@ -36,10 +36,10 @@ bool ReadAhead::Request(IdRange range) {
   return true;
 }
 
-std::vector<v1::JobRecord> ReadAhead::TakeRecords() {
-  std::vector<v1::JobRecord> taken;
+ReadAhead::Taken ReadAhead::Take() {
+  Taken taken;
   std::lock_guard<std::mutex> lock(mu_);
-  taken.swap(records_);
+  std::swap(taken, taken_);
   untaken_bytes_ = 0;
   return taken;
 }
@@ -51,7 +51,11 @@ void ReadAhead::Loop() {
     if (stop_) return;
     IdRange range = ranges_.front();
     ranges_.pop_front();
-    if (untaken_bytes_ < kMaxUntakenBytes) Read(range, lock);
+    if (untaken_bytes_ < kMaxUntakenBytes) {
+      Read(range, lock);
+    } else {
+      taken_.unread.push_back(range);
+    }
     if (on_read_) {
       lock.unlock();
       on_read_();
@@ -60,8 +64,8 @@ void ReadAhead::Loop() {
   }
 }
 
-// A failed read is logged and its range dropped: the leases it was for read
-// their jobs by id, which reports the error to the worker.
+// A failed read is logged and its range handed back unread: the leases it
+// was for read their jobs by id, which reports the error to the worker.
 void ReadAhead::Read(IdRange range, std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   auto read = store_->ReadJobs(range.begin, range.end, kMaxRangeBytes);
@@ -71,10 +75,20 @@ void ReadAhead::Read(IdRange range, std::unique_lock<std::mutex>& lock) {
         {{"from_job_id", range.begin}, {"error", read.status().ToString()}});
   }
   lock.lock();
-  if (!read.ok()) return;
+  if (!read.ok()) {
+    taken_.unread.push_back(range);
+    return;
+  }
+  size_t bytes = 0;
   for (v1::JobRecord& record : *read) {
-    untaken_bytes_ += record.spec().payload().size();
-    records_.push_back(std::move(record));
+    bytes += record.spec().payload().size();
+    taken_.records.push_back(std::move(record));
+  }
+  untaken_bytes_ += bytes;
+  // Past the budget the read stopped early: the rest of the range is unread.
+  if (bytes > kMaxRangeBytes && !taken_.records.empty()) {
+    uint64_t after = taken_.records.back().id() + 1;
+    if (after < range.end) taken_.unread.push_back({after, range.end});
   }
 }
 

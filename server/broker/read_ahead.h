@@ -6,7 +6,7 @@
 // backlog in about id order, so reading a range of ids with one iterator
 // costs a fraction of that per job (docs/benchmarks.md, eleventh round).
 //
-// Thread-safe: the dispatcher thread calls Request, TakeRecords and Stop;
+// Thread-safe: the dispatcher thread calls Request, Take and Stop;
 // the reader thread only reads the store and hands the records back.
 #ifndef FAIRQ_SERVER_BROKER_READ_AHEAD_H_
 #define FAIRQ_SERVER_BROKER_READ_AHEAD_H_
@@ -44,8 +44,15 @@ class ReadAhead {
 
   // False when the range was not queued (too many pending, or stopped).
   bool Request(IdRange range);
-  // The records read since the last call, in the order requested.
-  std::vector<v1::JobRecord> TakeRecords();
+
+  struct Taken {
+    std::vector<v1::JobRecord> records;  // in the order requested
+    // Ranges, or their ends, left unread: skipped while records waited
+    // untaken, failed, or past a read's byte budget.
+    std::vector<IdRange> unread;
+  };
+  // What was read, and left unread, since the last call.
+  Taken Take();
   // Drops the pending ranges and joins the reader. Idempotent.
   void Stop();
 
@@ -58,7 +65,7 @@ class ReadAhead {
   std::mutex mu_;
   std::condition_variable requested_;
   std::deque<IdRange> ranges_;
-  std::vector<v1::JobRecord> records_;
+  Taken taken_;
   size_t untaken_bytes_ = 0;
   bool stop_ = false;
   std::thread thread_;  // last: starts once the members above exist

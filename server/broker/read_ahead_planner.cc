@@ -25,7 +25,8 @@ std::optional<IdRange> ReadAheadPlanner::OnLease(uint64_t job_id, bool cached,
   // extend the window to them.
   IdRange range{window->covered.end,
                 std::min(window->covered.end + kSpan, next_job_id)};
-  if (range.end <= range.begin) return std::nullopt;
+  uint64_t shortest = cached ? kMinExtension : 1;
+  if (range.end < range.begin + shortest) return std::nullopt;
   window->covered.end = range.end;
   window->covered.begin =
       std::max(window->covered.begin,
@@ -34,10 +35,11 @@ std::optional<IdRange> ReadAheadPlanner::OnLease(uint64_t job_id, bool cached,
 }
 
 void ReadAheadPlanner::Dropped(IdRange range) {
-  for (Window& window : windows_) {
-    if (window.covered.end == range.end) {
-      window.covered.end = range.begin;
-      window.covered.begin = std::min(window.covered.begin, range.begin);
+  for (auto it = windows_.begin(); it != windows_.end(); ++it) {
+    IdRange& covered = it->covered;
+    if (covered.begin <= range.begin && range.begin < covered.end) {
+      covered.end = range.begin;
+      if (covered.end == covered.begin) windows_.erase(it);
       return;
     }
   }

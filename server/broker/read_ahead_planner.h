@@ -29,14 +29,19 @@ class ReadAheadPlanner {
   // of the cache) opens a window of its own rather than reading by id for
   // good.
   static constexpr uint64_t kWindowRanges = 3;
+  // A window is extended by at least this many ids, so that leases near the
+  // newest ids do not ask for a sliver each.
+  static constexpr uint64_t kMinExtension = kSpan / 4;
 
   // For each granted lease: whether its spec was cached, and if so whether
   // by the read-ahead; ids from `next_job_id` on are not assigned yet.
   // Returns the range to read next, if any.
   std::optional<IdRange> OnLease(uint64_t job_id, bool cached, bool read_ahead,
                                  uint64_t next_job_id);
-  // A range OnLease returned was not read after all (the reader was busy):
-  // its window asks for it again at its next lease.
+  // A range OnLease returned, or its end, was not read after all (the
+  // reader was busy, the read failed or stopped at its byte budget): the
+  // window covering it is cut back to where it starts, to be asked for
+  // again at its next lease.
   void Dropped(IdRange range);
 
  private:

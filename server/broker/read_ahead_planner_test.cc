@@ -85,10 +85,21 @@ TEST(ReadAheadPlannerTest, RangesStopAtTheNextJobId) {
   EXPECT_EQ(first->begin, 100u);
   EXPECT_EQ(first->end, 150u);
   EXPECT_FALSE(ReadAheadHit(plan, 101, /*next_id=*/150));  // nothing new
-  std::optional<IdRange> later = ReadAheadHit(plan, 102, /*next_id=*/400);
+  EXPECT_FALSE(ReadAheadHit(plan, 101, /*next_id=*/400));  // a sliver
+  std::optional<IdRange> later = ReadAheadHit(plan, 102, /*next_id=*/1000);
   ASSERT_TRUE(later);
   EXPECT_EQ(later->begin, 150u);
-  EXPECT_EQ(later->end, 400u);
+  EXPECT_EQ(later->end, 1000u);
+}
+
+// A read cut short at its byte budget cuts its window back to where it
+// stopped; the next lease near there asks for the rest.
+TEST(ReadAheadPlannerTest, AWindowIsCutBackToWhereAReadStopped) {
+  ReadAheadPlanner plan;
+  ExpectRange(Miss(plan, 0), 0);
+  ExpectRange(ReadAheadHit(plan, 1), kSpan);
+  plan.Dropped({kSpan + 100, 2 * kSpan});
+  ExpectRange(ReadAheadHit(plan, kSpan + 50), kSpan + 100);
 }
 
 // A range the reader could not take is asked for again.

@@ -258,7 +258,9 @@ void FillRestartAndDrain(int total, bool graceful) {
               by_id);
   EXPECT_EQ(LeasedSpecs(fairqd, "enqueue_cache"), 0);
   EXPECT_EQ(read_ahead + by_id, total);
-  EXPECT_GT(read_ahead, total / 2);
+  // Here 99% (all but the first Lease's 1,000); a quarter leaves room for a
+  // reader that falls behind on a loaded machine.
+  EXPECT_GT(read_ahead, total / 4);
 }
 
 TEST(RestartTest, GracefulStopKeepsHundredThousandQueuedJobs) {
