@@ -39,6 +39,27 @@ bool Arrives(std::future<T>& future, std::chrono::seconds within = kBound) {
   return future.wait_for(within) == std::future_status::ready;
 }
 
+// A job for the stand-in broker to hand out: token = id, a 30 s lease.
+v1::LeasedJob StandInJob(uint64_t id) {
+  v1::LeasedJob job;
+  job.mutable_job()->set_id(id);
+  job.set_lease_token(id);
+  job.mutable_lease_duration()->set_seconds(30);
+  return job;
+}
+
+// Starts `worker` with a handler that holds each job until `release` is
+// set (at most kBound), then succeeds.
+::testing::AssertionResult StartHolding(Worker& worker,
+                                        std::shared_future<void> release) {
+  Status started = worker.Start([release](JobContext&) {
+    release.wait_for(kBound);
+    return Outcome::Success();
+  });
+  if (started.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << started.ToString();
+}
+
 class WorkerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -607,13 +628,7 @@ TEST(WorkerClockTest, HeartbeatsFollowTheLeaseDurationNotTheClocks) {
   auto worker = Worker::Create(broker.address(), WorkerOptions{});
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  ASSERT_TRUE((*worker)
-                  ->Start([released](JobContext&) {
-                    released.wait_for(kBound);
-                    return Outcome::Success();
-                  })
-                  .ok());
+  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
   std::vector<testing::StandInBroker::Clock::time_point> leases =
       broker.WaitForLeases(1, kBound);
   std::vector<testing::StandInBroker::Clock::time_point> beats =
@@ -635,13 +650,7 @@ TEST(WorkerHeartbeatTest, HeartbeatsOfDifferentJobsAreInFlightAtOnce) {
   testing::StandInBroker broker(/*refusals=*/0);
   ASSERT_FALSE(broker.address().empty());
   broker.HoldHeartbeats(kJobs);
-  for (uint64_t id = 1; id <= kJobs; ++id) {
-    v1::LeasedJob job;
-    job.mutable_job()->set_id(id);
-    job.set_lease_token(id);
-    job.mutable_lease_duration()->set_seconds(30);
-    broker.Offer(job);
-  }
+  for (uint64_t id = 1; id <= kJobs; ++id) broker.Offer(StandInJob(id));
   WorkerOptions options;
   options.slots = kJobs;
   options.heartbeat_interval = milliseconds(300);
@@ -654,13 +663,7 @@ TEST(WorkerHeartbeatTest, HeartbeatsOfDifferentJobsAreInFlightAtOnce) {
   auto worker = Worker::Create(broker.address(), options);
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  ASSERT_TRUE((*worker)
-                  ->Start([released](JobContext&) {
-                    released.wait_for(kBound);
-                    return Outcome::Success();
-                  })
-                  .ok());
+  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
   // Two rounds: a job's second heartbeat is sent only after its first
   // answer was handled.
   int answered = broker.WaitForAnsweredHeartbeats(2 * kJobs, kBound);
@@ -682,25 +685,15 @@ TEST(WorkerHeartbeatTest, StopCancelsAHeartbeatTheBrokerHolds) {
   testing::StandInBroker broker(/*refusals=*/0);
   ASSERT_FALSE(broker.address().empty());
   broker.HoldHeartbeats(2);  // never: the worker holds one job
-  v1::LeasedJob job;
-  job.mutable_job()->set_id(1);
-  job.set_lease_token(1);
-  job.mutable_lease_duration()->set_seconds(30);
-  broker.Offer(job);
+  broker.Offer(StandInJob(1));
   WorkerOptions options;
   options.heartbeat_interval = seconds(2);
   auto worker = Worker::Create(broker.address(), options);
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();
-  std::promise<void> beating;
-  std::shared_future<void> beat_sent = beating.get_future().share();
-  ASSERT_TRUE((*worker)
-                  ->Start([beat_sent](JobContext&) {
-                    beat_sent.wait_for(kBound);
-                    return Outcome::Success();
-                  })
-                  .ok());
+  std::promise<void> beat_sent;
+  ASSERT_TRUE(StartHolding(**worker, beat_sent.get_future().share()));
   EXPECT_FALSE(broker.WaitForHeartbeats(1, kBound).empty());
-  beating.set_value();
+  beat_sent.set_value();
   (*worker)->Stop();
   worker->reset();
   EXPECT_EQ(broker.WaitForEarlyCancels(1, kBound), 1);

@@ -110,6 +110,17 @@ class BrokerTest : public ::testing::Test {
     return LeaseCommand{next_waiter_++, &call->request, &call->response,
                         [call](const Status& s) { call->done = s; }};
   }
+  // Reads ids [begin, end) as the read-ahead thread does and hands the
+  // records to the broker; returns how many there were.
+  size_t ReadAhead(uint64_t begin, uint64_t end) {
+    auto records = store_->ReadJobs(begin, end, 1 << 20);
+    EXPECT_TRUE(records.ok()) << records.status().ToString();
+    if (!records.ok()) return 0;
+    size_t read = records->size();
+    broker_->CacheReadAhead(std::move(*records));
+    return read;
+  }
+
   // A one-job Lease handled in `turn`, which the caller commits.
   std::unique_ptr<LeaseCall> LeaseIn(Turn& turn) {
     auto call = NewLeaseCall();
@@ -448,10 +459,7 @@ TEST_F(BrokerTest, ALeaseThatReadsTheStoreStartsAReadAheadForTheNext) {
   ASSERT_EQ(Lease()->response.jobs(0).job().id(), ids[1]);
   EXPECT_TRUE(broker_->TakeReadAheadRequests().empty());
 
-  auto records = store_->ReadJobs(asked[0].begin, asked[0].end, 1 << 20);
-  ASSERT_TRUE(records.ok()) << records.status().ToString();
-  EXPECT_EQ(records->size(), 4u);
-  broker_->CacheReadAhead(std::move(*records));
+  EXPECT_EQ(ReadAhead(asked[0].begin, asked[0].end), 4u);
   Turn turn(store_->NewBatch());
   auto call = LeaseIn(turn);
   ASSERT_EQ(call->response.jobs_size(), 1);
@@ -474,10 +482,7 @@ TEST_F(BrokerTest, ARetriedJobIsNotLeasedFromTheReadAhead) {
   ASSERT_EQ(first->response.jobs_size(), 1);
   EXPECT_EQ(FailCode(id, first->response.jobs(0).lease_token()), 0);
   Advance(10'000);  // past the 1 s retry backoff
-  auto records = store_->ReadJobs(id, id + 1, 1 << 20);
-  ASSERT_TRUE(records.ok()) << records.status().ToString();
-  ASSERT_EQ(records->size(), 1u);
-  broker_->CacheReadAhead(std::move(*records));
+  ASSERT_EQ(ReadAhead(id, id + 1), 1u);
   Turn turn(store_->NewBatch());
   auto call = LeaseIn(turn);
   ASSERT_EQ(call->response.jobs_size(), 1);
