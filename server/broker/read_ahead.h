@@ -29,9 +29,10 @@ class ReadAhead {
  public:
   // Ranges waiting to be read, at most; Request refuses more.
   static constexpr size_t kMaxPendingRanges = 4;
-  // Payload bytes one range reads, at most (its later ids are left to the
-  // leases' own reads), and that wait untaken: an eighth of the PayloadCache
-  // each, so that a range's specs do not push each other out of it.
+  // Payload bytes one range reads, at most: an eighth of the PayloadCache,
+  // so that a range's specs do not push each other out of it (the rest of
+  // the range goes back as unread). Ranges are skipped, as unread, while
+  // more than a quarter of it waits untaken.
   static constexpr size_t kMaxRangeBytes = size_t{1} << 20;
   static constexpr size_t kMaxUntakenBytes = size_t{2} << 20;
 
