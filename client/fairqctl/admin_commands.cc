@@ -285,8 +285,9 @@ class DeadCommand final : public RpcCommand {
       request.mutable_filter()->set_tenant(tenant_);
       request.mutable_filter()->set_pool(pool_);
     }
-    // The broker moves a filter's matches a call's worth at a time; a call
-    // that moved none would not make the next one move any.
+    // The broker moves a filter's matches a call's worth at a time, each
+    // call going on after the last id the one before took; a call that moved
+    // none would not make the next one move any.
     v1::RequeueDeadLettersResponse total;
     bool again = false;
     do {
@@ -304,6 +305,7 @@ class DeadCommand final : public RpcCommand {
       total.set_requeued(total.requeued() + response.requeued());
       total.set_more(response.more());
       again = response.more() && response.requeued() > 0;
+      request.mutable_filter()->set_after_job_id(response.last_job_id());
     } while (again);
     return Print(total, out, [&](std::ostream& o) {
       o << "requeued " << total.requeued();

@@ -178,10 +178,14 @@ grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(
     const v1::DeadLetterFilter& filter = request->filter();
     Status valid = config::ValidateName(filter.tenant(), "filter.tenant");
     if (!valid.ok()) return FinishNow(ctx, valid);
-    auto dead = ReadDead(*context_.store, filter.tenant(), filter.pool(), 0,
-                         kMaxRequeuePerCall, kMaxRequeueBytes);
+    auto dead =
+        ReadDead(*context_.store, filter.tenant(), filter.pool(),
+                 filter.after_job_id(), kMaxRequeuePerCall, kMaxRequeueBytes);
     if (!dead.ok()) return FinishNow(ctx, dead.status());
     response->set_more(dead->more);
+    if (!dead->letters.empty()) {
+      response->set_last_job_id(dead->letters.back().first.id());
+    }
     for (auto& [record, letter] : dead->letters) {
       command.jobs.push_back(std::move(record));
     }

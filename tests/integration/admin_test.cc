@@ -81,10 +81,12 @@ class AdminTest : public DaemonClientTest {
 
   // One RequeueDeadLetters call for `tenant`'s dead letters in `pool`.
   v1::RequeueDeadLettersResponse RequeueDeadOf(const std::string& tenant,
-                                               const std::string& pool = "") {
+                                               const std::string& pool = "",
+                                               uint64_t after_job_id = 0) {
     v1::RequeueDeadLettersRequest request;
     request.mutable_filter()->set_tenant(tenant);
     request.mutable_filter()->set_pool(pool);
+    request.mutable_filter()->set_after_job_id(after_job_id);
     v1::RequeueDeadLettersResponse response;
     grpc::Status status =
         Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, request, &response);
@@ -351,19 +353,27 @@ TEST_F(AdminTest, DeadLettersArePagedAndRequeuedByFilter) {
 
 // A filter's matches are moved a call's worth (1,000) at a time, oldest
 // first, so that no call holds every dead job of a tenant in memory; `more`
-// says to call again.
+// says to call again, after `last_job_id`. A call after an id moves only
+// the dead letters past it.
 TEST_F(AdminTest, RequeueByFilterMovesACallsWorthAtATime) {
-  constexpr int kDead = 1001;
+  constexpr int kDead = 1002;
   std::vector<uint64_t> ids = MakeDeadLetters("acme", kDead, "fatal");
   ASSERT_EQ(StatsOf("acme").dead(), static_cast<uint64_t>(kDead));
 
   v1::RequeueDeadLettersResponse response = RequeueDeadOf("acme");
   EXPECT_EQ(response.requeued(), 1000u);
   EXPECT_TRUE(response.more());
-  EXPECT_THAT(DeadLetterIds("acme"), ::testing::ElementsAre(ids.back()));
-  response = RequeueDeadOf("acme");
+  EXPECT_EQ(response.last_job_id(), ids[999]);
+  EXPECT_THAT(DeadLetterIds("acme"),
+              ::testing::ElementsAre(ids[1000], ids[1001]));
+  response = RequeueDeadOf("acme", "", ids[1000]);
   EXPECT_EQ(response.requeued(), 1u);
   EXPECT_FALSE(response.more());
+  EXPECT_EQ(response.last_job_id(), ids[1001]);
+  EXPECT_THAT(DeadLetterIds("acme"), ::testing::ElementsAre(ids[1000]));
+  response = RequeueDeadOf("acme", "", ids[999]);
+  EXPECT_EQ(response.requeued(), 1u);
+  EXPECT_EQ(response.last_job_id(), ids[1000]);
   EXPECT_EQ(StatsOf("acme").ready(), static_cast<uint64_t>(kDead));
 }
 
