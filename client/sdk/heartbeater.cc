@@ -120,14 +120,20 @@ void Heartbeater::Finished(Call* call) {
   changed_.notify_one();
 }
 
+// The answer for a job removed while its call was in flight is dropped:
+// the job is settled or given back already, and an error about it would
+// name a job the worker no longer holds.
 void Heartbeater::HandleFinished(std::unique_lock<std::mutex>& lock) {
   std::vector<std::unique_ptr<Call>> answered;
   answered.swap(finished_);
-  lock.unlock();
   std::vector<char> alive;  // not vector<bool>: one flag per call
-  alive.reserve(answered.size());
   for (const std::unique_ptr<Call>& call : answered) {
-    alive.push_back(Handle(*call));
+    auto found = jobs_.find(call->key);
+    alive.push_back(found != jobs_.end() && found->second.call == call.get());
+  }
+  lock.unlock();
+  for (size_t i = 0; i < answered.size(); ++i) {
+    if (alive[i]) alive[i] = Handle(*answered[i]);
   }
   lock.lock();
   for (size_t i = 0; i < answered.size(); ++i) {

@@ -39,7 +39,7 @@ class Heartbeater {
   // heartbeat is in flight: one interval after its answer).
   void Add(std::shared_ptr<RunningJob> job);
   // No further heartbeat is sent for `job` once this returns, except the
-  // one that may be in flight.
+  // one that may be in flight, whose answer is then dropped.
   void Remove(const RunningJob* job);
 
  private:

@@ -455,7 +455,7 @@ TEST_F(WorkerTest, APrefetchedJobWhoseLeaseLapsedIsNotStarted) {
   WorkerOptions options;
   options.slots = 1;
   options.prefetch = 1;
-  options.heartbeat_interval = seconds(2);
+  options.heartbeat_interval = seconds(3);
   auto worker = MakeWorker(options);
   ASSERT_NE(worker, nullptr);
   std::atomic<int> runs{0};
@@ -679,7 +679,7 @@ TEST(WorkerHeartbeatTest, HeartbeatsOfDifferentJobsAreInFlightAtOnce) {
 }
 
 // The worker's end cancels a heartbeat in flight (one the broker holds)
-// rather than waiting out its deadline (the 2 s interval), and waits for
+// rather than waiting out its deadline (the 3 s interval), and waits for
 // gRPC's answer to the cancel.
 TEST(WorkerHeartbeatTest, StopCancelsAHeartbeatTheBrokerHolds) {
   testing::StandInBroker broker(/*refusals=*/0);

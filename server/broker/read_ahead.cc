@@ -64,16 +64,18 @@ void ReadAhead::Loop() {
   }
 }
 
-// A failed read is logged and its range handed back unread: the leases it
-// was for read their jobs by id, which reports the error to the worker.
+// A failed read hands its range back unread: the leases it was for read
+// their jobs by id, which reports the error to the worker. Only the first
+// failure after a success is logged, as the same range is asked for again.
 void ReadAhead::Read(IdRange range, std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   auto read = store_->ReadJobs(range.begin, range.end, kMaxRangeBytes);
-  if (!read.ok()) {
+  if (!read.ok() && !failing_) {
     logging::Log(
         spdlog::level::warn, "reading jobs ahead failed",
         {{"from_job_id", range.begin}, {"error", read.status().ToString()}});
   }
+  failing_ = !read.ok();
   lock.lock();
   if (!read.ok()) {
     taken_.unread.push_back(range);

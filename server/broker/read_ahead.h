@@ -6,8 +6,9 @@
 // backlog in about id order, so reading a range of ids with one iterator
 // costs a fraction of that per job (docs/benchmarks.md, eleventh round).
 //
-// Thread-safe: the dispatcher thread calls Request, Take and Stop;
-// the reader thread only reads the store and hands the records back.
+// Thread-safe: the dispatcher thread calls Request and Take; its owner
+// calls Stop (Dispatcher::Stop, from main or the destructor). The reader
+// thread only reads the store and hands the records back.
 #ifndef FAIRQ_SERVER_BROKER_READ_AHEAD_H_
 #define FAIRQ_SERVER_BROKER_READ_AHEAD_H_
 
@@ -31,8 +32,9 @@ class ReadAhead {
   static constexpr size_t kMaxPendingRanges = 4;
   // Payload bytes one range reads, at most: an eighth of the PayloadCache,
   // so that a range's specs do not push each other out of it (the rest of
-  // the range goes back as unread). Ranges are skipped, as unread, while
-  // more than a quarter of it waits untaken.
+  // the range goes back as unread; the record that crosses the bound is
+  // kept). Ranges are skipped, as unread, once a quarter of it waits
+  // untaken, so at most about 3 MiB waits.
   static constexpr size_t kMaxRangeBytes = size_t{1} << 20;
   static constexpr size_t kMaxUntakenBytes = size_t{2} << 20;
 
@@ -69,6 +71,7 @@ class ReadAhead {
   Taken taken_;
   size_t untaken_bytes_ = 0;
   bool stop_ = false;
+  bool failing_ = false;  // reader thread only: the last read failed
   std::thread thread_;  // last: starts once the members above exist
 };
 

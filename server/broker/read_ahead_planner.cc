@@ -12,15 +12,18 @@ namespace fairq::server {
 std::optional<IdRange> ReadAheadPlanner::OnLease(uint64_t job_id, bool cached,
                                                  bool read_ahead,
                                                  uint64_t next_job_id) {
+  ++leases_;
   if (cached && !read_ahead) return std::nullopt;
   Window* window = WindowOf(job_id);
   if (!cached) {
     if (window != nullptr) return std::nullopt;
-    window = &NewWindow(job_id);
-  } else if (window == nullptr || job_id + kSpan < window->covered.end) {
+    window = NewWindow(job_id);
+    if (window == nullptr) return std::nullopt;
+  } else if (window == nullptr) {
     return std::nullopt;
   }
-  window->last_used = ++clock_;
+  window->last_used = leases_;
+  if (cached && job_id + kSpan < window->covered.end) return std::nullopt;
   // Ids not assigned yet are not covered: leases of jobs enqueued later
   // extend the window to them.
   IdRange range{window->covered.end,
@@ -54,14 +57,16 @@ ReadAheadPlanner::Window* ReadAheadPlanner::WindowOf(uint64_t job_id) {
   return nullptr;
 }
 
-ReadAheadPlanner::Window& ReadAheadPlanner::NewWindow(uint64_t job_id) {
-  Window fresh{IdRange{job_id, job_id}, 0};
-  if (windows_.size() < kWindows) return windows_.emplace_back(fresh);
+ReadAheadPlanner::Window* ReadAheadPlanner::NewWindow(uint64_t job_id) {
+  Window fresh{IdRange{job_id, job_id}, leases_};
+  if (windows_.size() < kWindows) return &windows_.emplace_back(fresh);
   auto least_recent = std::min_element(windows_.begin(), windows_.end(),
                                        [](const Window& a, const Window& b) {
                                          return a.last_used < b.last_used;
                                        });
-  return *least_recent = fresh;
+  if (leases_ - least_recent->last_used < kIdleLeases) return nullptr;
+  *least_recent = fresh;
+  return &*least_recent;
 }
 
 }  // namespace fairq::server

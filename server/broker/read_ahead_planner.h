@@ -21,9 +21,13 @@ class ReadAheadPlanner {
   // from a window of about 1,000 ids at a time (docs/benchmarks.md, tenth
   // round); a range twice that holds most of what one lease takes.
   static constexpr uint64_t kSpan = 2048;
-  // Frontiers followed at once; a miss beyond them replaces the least
-  // recent.
+  // Frontiers followed at once. A miss beyond them replaces the least
+  // recently used window, if no lease has used it for kIdleLeases leases:
+  // with more frontiers than windows, windows in use stay (the others'
+  // leases read by id) rather than each replacing the next before its
+  // records are leased.
   static constexpr size_t kWindows = 4;
+  static constexpr uint64_t kIdleLeases = 2048;
   // A window covers its last ranges only. A lease behind them that misses
   // (a slower tenant's job, cached by an earlier range and since pushed out
   // of the cache) opens a window of its own rather than reading by id for
@@ -47,14 +51,15 @@ class ReadAheadPlanner {
  private:
   struct Window {
     IdRange covered;         // ids requested, at most kWindowRanges ranges
-    uint64_t last_used = 0;  // a lease count, to replace the least recent
+    uint64_t last_used = 0;  // leases_ when a lease last used it
   };
 
   Window* WindowOf(uint64_t job_id);
-  Window& NewWindow(uint64_t job_id);
+  // Null when every window is in use.
+  Window* NewWindow(uint64_t job_id);
 
   std::vector<Window> windows_;
-  uint64_t clock_ = 0;
+  uint64_t leases_ = 0;  // OnLease calls
 };
 
 }  // namespace fairq::server

@@ -64,16 +64,22 @@ TEST(ReadAheadPlannerTest, AMissBehindAWindowsLastRangesOpensAnother) {
   ExpectRange(Miss(plan, kSpan - 1), kSpan - 1);
 }
 
-// Four windows at most; a fifth frontier replaces the least recently used.
-TEST(ReadAheadPlannerTest, AFifthFrontierReplacesTheLeastRecentWindow) {
+// Four windows at most. A fifth frontier's miss opens none while every
+// window was used within kIdleLeases leases; after that it replaces the
+// least recently used.
+TEST(ReadAheadPlannerTest, AFifthFrontierWaitsForAWindowToFallIdle) {
   ReadAheadPlanner plan;
   for (uint64_t w = 0; w < ReadAheadPlanner::kWindows; ++w) {
     ExpectRange(Miss(plan, w * 10 * kSpan), w * 10 * kSpan);
   }
-  ExpectRange(ReadAheadHit(plan, 0), kSpan);          // window 0 used again
+  ExpectRange(ReadAheadHit(plan, 0), kSpan);  // window 0 used again
+  EXPECT_FALSE(Miss(plan, 100 * kSpan));      // all four in use
+  for (uint64_t i = 0; i < ReadAheadPlanner::kIdleLeases; ++i) {
+    EnqueueHit(plan, 1'000 * kSpan + i);  // leases that use no window
+  }
   ExpectRange(Miss(plan, 100 * kSpan), 100 * kSpan);  // replaces window 1
   EXPECT_FALSE(Miss(plan, 1));                        // window 0 stays
-  ExpectRange(Miss(plan, 10 * kSpan), 10 * kSpan);    // window 1 went
+  ExpectRange(Miss(plan, 10 * kSpan), 10 * kSpan);    // replaces window 2
 }
 
 // Ids not assigned yet are not asked for; once they are, the leases near
