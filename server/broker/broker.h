@@ -176,6 +176,9 @@ class Broker {
                               Turn& turn);
   void RefreshCapacity(uint32_t pool);
 
+  // broker_read_ahead.cc: specs read ahead that a Put pushed out unleased.
+  void ReportUnusedReadAhead(size_t specs);
+
   // broker_ack.cc
   void HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms, Turn& turn);
   void HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn);

@@ -53,6 +53,7 @@ class RecordingMetrics final : public metrics::Metrics {
   void LeasedSpec(metrics::SpecSource source) override {
     ++specs[static_cast<size_t>(source)];
   }
+  void ReadAheadUnused(size_t) override {}
   void GroupCommitted(double, size_t) override {}
   void RpcFinished(std::string_view, int, double) override {}
 

@@ -23,9 +23,14 @@ void Broker::CacheReadAhead(std::vector<v1::JobRecord> records) {
         job->ready_entry || payloads_.Contains(record.id())) {
       continue;
     }
-    payloads_.Put(record.id(), std::move(*record.mutable_spec()),
-                  record.enqueued_unix_ms(), /*read_ahead=*/true);
+    ReportUnusedReadAhead(
+        payloads_.Put(record.id(), std::move(*record.mutable_spec()),
+                      record.enqueued_unix_ms(), /*read_ahead=*/true));
   }
+}
+
+void Broker::ReportUnusedReadAhead(size_t specs) {
+  if (specs > 0) metrics_.ReadAheadUnused(specs);
 }
 
 }  // namespace fairq::server

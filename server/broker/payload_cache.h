@@ -30,17 +30,21 @@ class PayloadCache {
 
   explicit PayloadCache(size_t budget_bytes) : budget_(budget_bytes) {}
 
-  void Put(uint64_t job_id, v1::JobSpec spec, int64_t enqueued_ms,
-           bool read_ahead = false) {
+  // Returns how many entries put by the read-ahead it pushed out before a
+  // lease took them.
+  size_t Put(uint64_t job_id, v1::JobSpec spec, int64_t enqueued_ms,
+             bool read_ahead = false) {
     Take(job_id);
     size_t bytes = Cost(spec);
-    if (bytes > budget_) return;
-    while (bytes_ + bytes > budget_) EvictOldest();
+    if (bytes > budget_) return 0;
+    size_t unused = 0;
+    while (bytes_ + bytes > budget_) unused += EvictOldest();
     bytes_ += bytes;
     entries_.emplace(
         job_id, Slot{Entry{std::move(spec), enqueued_ms, read_ahead}, bytes});
     order_.push_back(job_id);
     DropTakenIds();
+    return unused;
   }
 
   // Removes and returns the job's entry, if it is still here.
@@ -80,10 +84,12 @@ class PayloadCache {
            sizeof(Slot) + 2 * sizeof(uint64_t);
   }
 
-  void EvictOldest() {
+  // 1 when the entry evicted was the read-ahead's.
+  size_t EvictOldest() {
     uint64_t id = order_.front();
     order_.pop_front();
-    Take(id);
+    std::optional<Entry> evicted = Take(id);
+    return evicted && evicted->read_ahead ? 1 : 0;
   }
 
   // Take leaves the id in `order_`. Most jobs are taken in about the order

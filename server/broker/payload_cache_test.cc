@@ -37,6 +37,20 @@ TEST(PayloadCacheTest, TheOldestEntriesGoFirstAndTheBudgetHolds) {
   EXPECT_TRUE(cache.Take(99));
 }
 
+// Put says how many of the entries it pushed out the read-ahead had put:
+// specs read for nothing (fairq_read_ahead_unused_total).
+TEST(PayloadCacheTest, PutCountsTheReadAheadEntriesItPushesOut) {
+  const std::string payload(1000, 'x');
+  PayloadCache cache(10'000);
+  size_t pushed_out = 0;
+  for (uint64_t id = 1; id <= 100; ++id) {
+    pushed_out += cache.Put(id, Spec(payload), 0, /*read_ahead=*/id <= 50);
+  }
+  EXPECT_EQ(pushed_out, 50u);  // the first 50, all read ahead
+  EXPECT_TRUE(cache.Take(100));
+  EXPECT_EQ(cache.Put(101, Spec(payload), 0), 0u);  // pushes out 91 or so
+}
+
 TEST(PayloadCacheTest, ASpecLargerThanTheBudgetIsNotKept) {
   PayloadCache cache(100);
   cache.Put(1, Spec(std::string(1000, 'x')), 0);

@@ -14,6 +14,7 @@ class Ignore final : public Metrics {
   void LeaseEnded(uint32_t, uint32_t, double, int64_t) override {}
   void TurnDone(double) override {}
   void LeasedSpec(SpecSource) override {}
+  void ReadAheadUnused(size_t) override {}
   void GroupCommitted(double, size_t) override {}
   void RpcFinished(std::string_view, int, double) override {}
 };

@@ -76,6 +76,8 @@ class Metrics {
   virtual void TurnDone(double seconds) = 0;
   // A lease was granted whose job's spec comes from `source`.
   virtual void LeasedSpec(SpecSource source) = 0;
+  // `specs` read ahead were pushed out of the payload cache unleased.
+  virtual void ReadAheadUnused(size_t specs) = 0;
 
   // --- Writer sync thread -----------------------------------------------
   // A group of `turns` dispatcher turns that wrote became durable `seconds`

@@ -88,6 +88,12 @@ PrometheusMetrics::PrometheusMetrics(PrometheusOptions options)
                   "the turn to the writer.",
                   *registry_)
                 .Add({}, kTurnBuckets)),
+      read_ahead_unused_(
+          Build(prometheus::BuildCounter(), "fairq_read_ahead_unused_total",
+                "Specs read ahead of a deep backlog's leases that were "
+                "pushed out of the payload cache before a lease took them.",
+                *registry_)
+              .Add({})),
       store_write_(Build(prometheus::BuildHistogram(),
                          "fairq_store_write_seconds",
                          "Group commit: write and sync of the batched turns.",
@@ -207,6 +213,10 @@ void PrometheusMetrics::TurnDone(double seconds) { turn_.Observe(seconds); }
 
 void PrometheusMetrics::LeasedSpec(SpecSource source) {
   leased_specs_[static_cast<size_t>(source)]->Increment();
+}
+
+void PrometheusMetrics::ReadAheadUnused(size_t specs) {
+  read_ahead_unused_.Increment(static_cast<double>(specs));
 }
 
 const std::string& PrometheusMetrics::SlotName(uint32_t slot) const {

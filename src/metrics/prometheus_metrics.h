@@ -90,6 +90,7 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
                   int64_t now_ms) override;
   void TurnDone(double seconds) override;
   void LeasedSpec(SpecSource source) override;
+  void ReadAheadUnused(size_t specs) override;
   void GroupCommitted(double seconds, size_t turns) override;
   void RpcFinished(std::string_view method, int code, double seconds) override;
 
@@ -164,6 +165,7 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
   Family<prometheus::Summary>& wait_window_;
   prometheus::Histogram& turn_;
   prometheus::Counter* leased_specs_[kSpecSourceCount];
+  prometheus::Counter& read_ahead_unused_;
   prometheus::Histogram& store_write_;
   prometheus::Histogram& store_group_;
   Family<prometheus::Counter>& rpc_calls_;

@@ -320,6 +320,7 @@ TEST_F(PrometheusMetricsTest, BrokerWideHistogramsAndBuildInfo) {
   metrics_->LeasedSpec(SpecSource::kReadAhead);
   metrics_->LeasedSpec(SpecSource::kReadAhead);
   metrics_->LeasedSpec(SpecSource::kStore);
+  metrics_->ReadAheadUnused(3);
   Samples s = Scrape();
   EXPECT_EQ(Value(s, "fairq_dispatcher_turn_seconds_count"), 1) << text_;
   auto specs = [&](const char* source) {
@@ -328,6 +329,7 @@ TEST_F(PrometheusMetricsTest, BrokerWideHistogramsAndBuildInfo) {
   EXPECT_EQ(specs("enqueue_cache"), 0);
   EXPECT_EQ(specs("read_ahead"), 2);
   EXPECT_EQ(specs("store"), 1);
+  EXPECT_EQ(Value(s, "fairq_read_ahead_unused_total"), 3);
   EXPECT_EQ(
       Value(s, Key("fairq_store_write_seconds_bucket", {{"le", "0.005"}})), 1);
   EXPECT_EQ(Value(s, Key("fairq_store_write_group_size_bucket", {{"le", "2"}})),
