@@ -38,10 +38,9 @@ void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
     std::lock_guard<std::mutex> lock(mu_);
     auto [found, added] = jobs_.try_emplace(key);
     Entry& entry = found->second;
-    if (!added && entry.call != nullptr) {
-      entry.job = std::move(job);  // the answer due schedules the next beat
-      return;
-    }
+    // The same job (its key is its address) with a beat in flight: that
+    // beat's answer schedules the next.
+    if (!added && entry.call != nullptr) return;
     if (!added) due_.erase({entry.due, key});
     entry = Entry{std::move(job), due, nullptr};
     due_.insert({due, key});

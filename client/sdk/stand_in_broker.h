@@ -155,25 +155,26 @@ class StandInBroker final : public v1::Worker::Service {
   // second left before their deadline, once there were `n`, or fewer if
   // `bound` passed first.
   int WaitForEarlyCancels(int n, Clock::duration bound) {
-    std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait_for(lock, bound, [&] { return canceled_early_ >= n; });
-    return canceled_early_;
+    return WaitFor(canceled_early_, n, bound);
   }
   // Heartbeat calls answered OK once there were `n`, or fewer if `bound`
   // passed first.
   int WaitForAnsweredHeartbeats(int n, Clock::duration bound) {
-    std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait_for(lock, bound, [&] { return answered_beats_ >= n; });
-    return answered_beats_;
+    return WaitFor(answered_beats_, n, bound);
   }
 
  private:
-  std::vector<Clock::time_point> WaitFor(
-      const std::vector<Clock::time_point>& calls, size_t n,
-      Clock::duration bound) {
+  // Waits until `seen` holds `n` (a count, or that many calls), or `bound`
+  // passes; returns it.
+  template <class Seen, class Count>
+  Seen WaitFor(const Seen& seen, Count n, Clock::duration bound) {
     std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait_for(lock, bound, [&] { return calls.size() >= n; });
-    return calls;
+    changed_.wait_for(lock, bound, [&] { return CountOf(seen) >= n; });
+    return seen;
+  }
+  static int CountOf(int count) { return count; }
+  static size_t CountOf(const std::vector<Clock::time_point>& calls) {
+    return calls.size();
   }
 
   static grpc::Status Refusal() {

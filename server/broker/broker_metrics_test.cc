@@ -189,7 +189,7 @@ TEST_F(BrokerMetricsTest, LeasesReportWhereTheirSpecCameFrom) {
   ASSERT_EQ(asked.size(), 1u);
   auto records = store_->ReadJobs(asked[0].begin, asked[0].end, 1 << 20);
   ASSERT_TRUE(records.ok()) << records.status().ToString();
-  broker_->CacheReadAhead(std::move(*records));
+  broker_->CacheReadAhead(std::move(records->jobs));
   EXPECT_NE(Lease().job().id(), 0u);
   EXPECT_EQ(count(SpecSource::kReadAhead), 1);
   EXPECT_EQ(count(SpecSource::kEnqueueCache), 1);

@@ -116,8 +116,8 @@ class BrokerTest : public ::testing::Test {
     auto records = store_->ReadJobs(begin, end, 1 << 20);
     EXPECT_TRUE(records.ok()) << records.status().ToString();
     if (!records.ok()) return 0;
-    size_t read = records->size();
-    broker_->CacheReadAhead(std::move(*records));
+    size_t read = records->jobs.size();
+    broker_->CacheReadAhead(std::move(records->jobs));
     return read;
   }
 

@@ -9,6 +9,8 @@ namespace fairq::server {
 struct IdRange {
   uint64_t begin = 0;
   uint64_t end = 0;
+
+  bool Contains(uint64_t id) const { return begin <= id && id < end; }
 };
 
 }  // namespace fairq::server

@@ -81,16 +81,13 @@ void ReadAhead::Read(IdRange range, std::unique_lock<std::mutex>& lock) {
     taken_.unread.push_back(range);
     return;
   }
-  size_t bytes = 0;
-  for (v1::JobRecord& record : *read) {
-    bytes += record.spec().payload().size();
+  for (v1::JobRecord& record : read->jobs) {
+    untaken_bytes_ += record.spec().payload().size();
     taken_.records.push_back(std::move(record));
   }
-  untaken_bytes_ += bytes;
-  // Past the budget the read stopped early: the rest of the range is unread.
-  if (bytes > kMaxRangeBytes && !taken_.records.empty()) {
-    uint64_t after = taken_.records.back().id() + 1;
-    if (after < range.end) taken_.unread.push_back({after, range.end});
+  // Past its byte budget the read stopped early: the rest is unread.
+  if (read->next_id < range.end) {
+    taken_.unread.push_back({read->next_id, range.end});
   }
 }
 

@@ -38,21 +38,17 @@ std::optional<IdRange> ReadAheadPlanner::OnLease(uint64_t job_id, bool cached,
 }
 
 void ReadAheadPlanner::Dropped(IdRange range) {
-  for (auto it = windows_.begin(); it != windows_.end(); ++it) {
-    IdRange& covered = it->covered;
-    if (covered.begin <= range.begin && range.begin < covered.end) {
-      covered.end = range.begin;
-      if (covered.end == covered.begin) windows_.erase(it);
-      return;
-    }
+  Window* window = WindowOf(range.begin);
+  if (window == nullptr) return;
+  window->covered.end = range.begin;
+  if (window->covered.end == window->covered.begin) {
+    windows_.erase(windows_.begin() + (window - windows_.data()));
   }
 }
 
 ReadAheadPlanner::Window* ReadAheadPlanner::WindowOf(uint64_t job_id) {
   for (Window& window : windows_) {
-    if (window.covered.begin <= job_id && job_id < window.covered.end) {
-      return &window;
-    }
+    if (window.covered.Contains(job_id)) return &window;
   }
   return nullptr;
 }

@@ -453,21 +453,23 @@ StatusOr<std::optional<v1::IdReservation>> Store::GetIdReservation() const {
                                       kIdReservationKey);
 }
 
-StatusOr<std::vector<v1::JobRecord>> Store::ReadJobs(
-    uint64_t begin_id, uint64_t end_id, size_t max_payload_bytes) const {
-  std::vector<v1::JobRecord> jobs;
-  if (end_id <= begin_id) return jobs;
+StatusOr<Store::JobsRead> Store::ReadJobs(uint64_t begin_id, uint64_t end_id,
+                                          size_t max_payload_bytes) const {
+  JobsRead read;
+  read.next_id = end_id;
+  if (end_id <= begin_id) return read;
   KeyRange range = WholeFamily(db_.get(), families_, Family::kJobs);
   range.begin = EncodeJobId(begin_id);
   range.end = EncodeJobId(end_id);
   size_t bytes = 0;
   Status status = ScanJobRecords(range, [&](v1::JobRecord& job) {
     bytes += job.spec().payload().size();
-    jobs.push_back(std::move(job));
+    if (bytes > max_payload_bytes) read.next_id = job.id() + 1;
+    read.jobs.push_back(std::move(job));
     return bytes <= max_payload_bytes;
   });
   if (!status.ok()) return status;
-  return jobs;
+  return read;
 }
 
 Status Store::ScanJobs(const Visitor<v1::JobRecord>& visit) const {

@@ -471,29 +471,30 @@ TEST(StoreTest, ReadJobsReturnsTheStoredRecordsOfItsRangeInOrder) {
                                                   {50, 50},
                                                   {250, 1000}}) {
     SCOPED_TRACE(std::to_string(begin) + "-" + std::to_string(end));
-    auto jobs = store->ReadJobs(begin, end, size_t{1} << 20);
-    ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+    auto read = store->ReadJobs(begin, end, size_t{1} << 20);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    const std::vector<v1::JobRecord>& jobs = read->jobs;
     size_t next = 0;
     for (uint64_t id = begin; id < end; ++id) {
       auto one = store->GetJob(id);
       ASSERT_TRUE(one.ok());
       if (!one->has_value()) continue;
-      ASSERT_LT(next, jobs->size()) << "id " << id;
-      EXPECT_TRUE(MessageDifferencer::Equals((*jobs)[next++], **one))
+      ASSERT_LT(next, jobs.size()) << "id " << id;
+      EXPECT_TRUE(MessageDifferencer::Equals(jobs[next++], **one))
           << "id " << id;
     }
-    EXPECT_EQ(next, jobs->size());
+    EXPECT_EQ(next, jobs.size());
   }
   // Payloads are "payload-<id>": 10 bytes each for ids 10-99. Past 25
   // bytes, the third record is the last; the first comes whatever the
   // budget.
   auto cut = store->ReadJobs(10, 100, 25);
   ASSERT_TRUE(cut.ok()) << cut.status().ToString();
-  ASSERT_EQ(cut->size(), 3u);
-  EXPECT_EQ(cut->back().id(), 13u);  // 12 was deleted
+  ASSERT_EQ(cut->jobs.size(), 3u);
+  EXPECT_EQ(cut->jobs.back().id(), 13u);  // 12 was deleted
   auto one = store->ReadJobs(10, 100, 0);
   ASSERT_TRUE(one.ok());
-  ASSERT_EQ(one->size(), 1u);
+  ASSERT_EQ(one->jobs.size(), 1u);
 }
 
 // The counters stop on the thread that turns them off, and only there.
