@@ -27,6 +27,19 @@ Status ReadJob(const store::Store& store, uint64_t id, v1::Job* job) {
   return Status::Ok();
 }
 
+// The broker names a job's field bare ("not_before: ...", "tenant: unknown
+// tenant ..."): its INVALID_ARGUMENT and NOT_FOUND results are about one
+// of the job's fields, so they are placed as validation's errors are
+// ("job.not_before", "jobs[3].tenant"). Quota rejections name no field.
+std::string PlacedMessage(const v1::EnqueueResult& result,
+                          const std::string& place) {
+  auto code = static_cast<StatusCode>(result.code());
+  if (code != StatusCode::kInvalidArgument && code != StatusCode::kNotFound) {
+    return result.message();
+  }
+  return place + "." + result.message();
+}
+
 }  // namespace
 
 grpc::ServerUnaryReactor* ProducerService::Enqueue(
@@ -47,7 +60,8 @@ grpc::ServerUnaryReactor* ProducerService::Enqueue(
       if (result.has_retry_after()) {
         retry = TimeUtil::DurationToMilliseconds(result.retry_after());
       }
-      Status failed(static_cast<StatusCode>(result.code()), result.message());
+      Status failed(static_cast<StatusCode>(result.code()),
+                    PlacedMessage(result, "job"));
       reactor->Finish(ToGrpcStatus(failed, retry, ctx));
       return;
     }
@@ -84,9 +98,14 @@ grpc::ServerUnaryReactor* ProducerService::EnqueueBatch(
     }
     int next = 0;
     for (const Status& problem : problems) {
+      int index = response->results_size();
       v1::EnqueueResult* result = response->add_results();
       if (problem.ok()) {
         *result = accepted->results(next++);
+        if (result->code() != 0) {
+          result->set_message(
+              PlacedMessage(*result, "jobs[" + std::to_string(index) + "]"));
+        }
       } else {
         result->set_code(static_cast<int32_t>(problem.code()));
         result->set_message(problem.message());

@@ -113,7 +113,7 @@ std::vector<BadSpec> BadSpecs() {
        Code::INVALID_ARGUMENT, "job.tenant"},
       {"unknown tenant, auto-creation off",
        [](v1::JobSpec& s) { s.set_tenant("stranger"); }, Code::NOT_FOUND,
-       "tenant"},
+       "job.tenant: unknown tenant"},
       {"payload over max_payload_bytes",
        [](v1::JobSpec& s) { s.set_payload(std::string(1025, 'p')); },
        Code::INVALID_ARGUMENT, "job.payload"},
@@ -131,7 +131,7 @@ std::vector<BadSpec> BadSpecs() {
        Code::INVALID_ARGUMENT, "job.priority"},
       {"unknown pool, auto-creation off",
        [](v1::JobSpec& s) { s.set_pool("nope"); }, Code::INVALID_ARGUMENT,
-       "pool"},
+       "job.pool: unknown pool"},
       {"pool with bad characters", [](v1::JobSpec& s) { s.set_pool("a b"); },
        Code::INVALID_ARGUMENT, "job.pool"},
       {"lease_duration 0",
@@ -152,7 +152,7 @@ std::vector<BadSpec> BadSpecs() {
        [](v1::JobSpec& s) {
          s.mutable_not_before()->set_seconds(253'402'300'799);
        },
-       Code::INVALID_ARGUMENT, "not_before"},
+       Code::INVALID_ARGUMENT, "job.not_before"},
       {"max_attempts 1001", [](v1::JobSpec& s) { s.set_max_attempts(1001); },
        Code::INVALID_ARGUMENT, "job.max_attempts"},
       {"idempotency key of 257 bytes",
