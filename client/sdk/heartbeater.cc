@@ -13,6 +13,7 @@ struct Heartbeater::Call {
   v1::HeartbeatRequest request;
   v1::HeartbeatResponse response;
   grpc::Status status;  // written by the callback, before Finished
+  Clock::time_point sent;
 };
 
 Heartbeater::Heartbeater(v1::Worker::Stub* stub, const WorkerOptions* options,
@@ -90,12 +91,15 @@ void Heartbeater::Send(const RunningJob* key,
   call->request.set_job_id(entry.job->context.id());
   call->request.set_lease_token(entry.job->token);
   // Waiting for a connection (rather than failing at once) keeps it being
-  // made while the broker restarts. One interval bounds the wait, so that
-  // after a call lost that way the next one still comes inside the lease
-  // (three intervals by default).
+  // made while the broker restarts. One interval bounds the wait, and the
+  // next beat is due one interval after this one was sent, not after its
+  // answer: a beat that times out is followed at once by the next, and
+  // two beats still come inside the lease that the last answered one
+  // extended (three intervals by default).
   call->context.set_wait_for_ready(true);
   call->context.set_deadline(DeadlineIn(
       std::min(options_->rpc_timeout, entry.job->heartbeat_interval)));
+  call->sent = Clock::now();
   Call* started = call.get();
   entry.call = started;
   in_flight_.emplace(started, std::move(call));
@@ -147,7 +151,8 @@ void Heartbeater::HandleFinished(std::unique_lock<std::mutex>& lock) {
     }
     Entry& entry = found->second;
     entry.call = nullptr;
-    entry.due = Clock::now() + entry.job->heartbeat_interval;
+    entry.due = std::max(Clock::now(),
+                         answered[i]->sent + entry.job->heartbeat_interval);
     due_.insert({entry.due, found->first});
   }
 }
@@ -163,8 +168,8 @@ bool Heartbeater::Handle(Call& call) {
   bool lost = status.code() == Code::kFailedPrecondition ||
               status.code() == Code::kNotFound;
   if (!lost) {
-    // Transient: the next interval is still inside the lease (by default
-    // two more heartbeats come before it lapses).
+    // Transient: the next beat goes out one interval after this one was
+    // sent, still inside the lease (see Send).
     ReportError(*options_, status);
     return true;
   }

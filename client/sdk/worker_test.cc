@@ -678,6 +678,37 @@ TEST(WorkerHeartbeatTest, HeartbeatsOfDifferentJobsAreInFlightAtOnce) {
   EXPECT_TRUE(errors.empty()) << errors.front().ToString();
 }
 
+// A heartbeat that runs out its deadline (one interval) is followed at
+// once by the next: each is due one interval after the previous was sent,
+// so that two come inside the lease the last answered one extended. The
+// stand-in broker answers none. Due an interval after the previous
+// answer, as before, they came two intervals apart (1.5 s for these four)
+// and the second of a broker's slow spell came after the lease lapsed.
+TEST(WorkerHeartbeatTest, AHeartbeatThatTimesOutIsFollowedAtOnce) {
+  constexpr milliseconds kInterval(500);
+  testing::StandInBroker broker(/*refusals=*/0);
+  ASSERT_FALSE(broker.address().empty());
+  broker.HoldHeartbeats(2);  // never: the worker holds one job
+  broker.Offer(StandInJob(1));
+  WorkerOptions options;
+  options.heartbeat_interval = kInterval;
+  options.on_error = [](const Status&) {};  // each beat: DEADLINE_EXCEEDED
+  auto worker = Worker::Create(broker.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<void> release;
+  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
+  std::vector<testing::StandInBroker::Clock::time_point> beats =
+      broker.WaitForHeartbeats(4, kBound);
+  release.set_value();
+  (*worker)->Stop();
+  ASSERT_EQ(beats.size(), 4u);
+  for (size_t i = 1; i < beats.size(); ++i) {
+    EXPECT_GE(beats[i] - beats[i - 1], kInterval) << "beat " << i;
+  }
+  // Three intervals, with half again for a slow machine; twice that before.
+  EXPECT_LT(beats[3] - beats[0], 3 * kInterval * 3 / 2);
+}
+
 // The worker's end cancels a heartbeat in flight (one the broker holds)
 // rather than waiting out its deadline (the 3 s interval), and waits for
 // gRPC's answer to the cancel.
