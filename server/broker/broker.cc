@@ -186,4 +186,10 @@ Broker::Depth& Broker::DepthOf(uint32_t tenant, uint32_t pool) {
   return depth_[static_cast<uint64_t>(tenant) << 32 | pool];
 }
 
+const Broker::Depth& Broker::PeekDepth(uint32_t tenant, uint32_t pool) const {
+  static const Depth kNone;
+  auto found = depth_.find(static_cast<uint64_t>(tenant) << 32 | pool);
+  return found == depth_.end() ? kNone : found->second;
+}
+
 }  // namespace fairq::server

@@ -135,6 +135,9 @@ class Broker {
   void HandleListTenants(ListTenantsCommand& c, Turn& turn);
   void HandlePauseTenant(PauseTenantCommand& c, Turn& turn);
   Depth& DepthOf(uint32_t tenant, uint32_t pool);
+  // The same for reading: a pair never counted is all zeros, and is not
+  // added (a stats call must not grow the table by tenants x pools).
+  const Depth& PeekDepth(uint32_t tenant, uint32_t pool) const;
 
   // broker_enqueue.cc
   void HandleEnqueue(EnqueueCommand& c, int64_t now_ms, Turn& turn);

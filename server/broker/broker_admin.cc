@@ -72,7 +72,7 @@ void Broker::HandleQueueStats(QueueStatsCommand& c, int64_t now_ms,
     for (uint32_t p = 0; p < pools_.size(); ++p) {
       if (!request.pool().empty() && request.pool() != pools_[p].name) continue;
       sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
-      const Depth& depth = DepthOf(t, p);
+      const Depth& depth = PeekDepth(t, p);
       if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0 &&
           stats.worker_seconds == 0) {
         continue;

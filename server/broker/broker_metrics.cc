@@ -46,9 +46,7 @@ metrics::BrokerState Broker::MetricsState() const {
         config::ToSchedulerLimit(tenants_[t].config.floor());
     for (uint32_t p = 0; p < pools_.size(); ++p) {
       sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
-      auto it = depth_.find(static_cast<uint64_t>(t) << 32 | p);
-      Depth none;
-      const Depth& depth = it != depth_.end() ? it->second : none;
+      const Depth& depth = PeekDepth(t, p);
       if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0) {
         continue;
       }
