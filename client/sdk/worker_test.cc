@@ -703,7 +703,7 @@ TEST(WorkerHeartbeatTest, AHeartbeatThatTimesOutIsFollowedAtOnce) {
   (*worker)->Stop();
   ASSERT_EQ(beats.size(), 4u);
   for (size_t i = 1; i < beats.size(); ++i) {
-    EXPECT_GE(beats[i] - beats[i - 1], kInterval) << "beat " << i;
+    EXPECT_GE(beats[i] - beats[i - 1], kInterval * 9 / 10) << "beat " << i;
   }
   // Three intervals, with half again for a slow machine; twice that before.
   EXPECT_LT(beats[3] - beats[0], 3 * kInterval * 3 / 2);

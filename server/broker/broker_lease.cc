@@ -9,6 +9,19 @@ using google::protobuf::util::TimeUtil;
 
 constexpr int64_t kDefaultWaitMs = 30'000;
 
+// A Lease reply is built in memory and sent as one message (protobuf's
+// limit is 2 GiB). Its jobs are bounded so that it stays within 256 MiB
+// with every spec at its largest: the payload limit plus up to 80 KiB of
+// labels (64 of 1,152 bytes), idempotency key and names.
+constexpr uint64_t kMaxLeaseReplyBytes = 256 << 20;
+constexpr uint64_t kMaxSpecBytesBesidesPayload = 80 << 10;
+
+uint32_t MaxJobsPerReply(uint32_t max_payload_bytes) {
+  uint64_t largest = max_payload_bytes + kMaxSpecBytesBesidesPayload;
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(1, kMaxLeaseReplyBytes / largest));
+}
+
 // Runs on the writer's apply thread once the grants are applied: jobs whose
 // spec was not in the broker's PayloadCache are completed from the store.
 Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
@@ -70,7 +83,8 @@ void Broker::HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn) {
        workers_.Seen(waiter.worker_id, request.slots(), waiter.pools, now_ms)) {
     RefreshCapacity(pool);
   }
-  waiter.max_jobs = std::max<uint32_t>(1, request.max_jobs());
+  waiter.max_jobs = std::min(std::max<uint32_t>(1, request.max_jobs()),
+                             MaxJobsPerReply(config_.max_payload_bytes));
   int64_t wait_ms = request.has_wait()
                         ? TimeUtil::DurationToMilliseconds(request.wait())
                         : kDefaultWaitMs;

@@ -668,6 +668,17 @@ TEST_F(BrokerTest, AFailedWriteIsNeverAcknowledgedAndLaterWritesAreRefused) {
   EXPECT_EQ(lease->response.jobs(0).job().id(), kept);
 }
 
+// A reply's jobs are bounded by what they could weigh: 256 MiB over the
+// largest spec the limits allow (64 MiB payloads: 3 jobs, not 8).
+TEST_F(BrokerTest, ALeaseReplyHoldsNoMoreThanItsByteBoundAllows) {
+  config_.max_payload_bytes = 64u << 20;
+  Reopen();
+  for (int i = 0; i < 8; ++i) Enqueue("a");
+  auto lease = Lease(0, /*max_jobs=*/8);
+  EXPECT_EQ(lease->response.jobs_size(), 3);
+  EXPECT_EQ(Lease(0, /*max_jobs=*/8)->response.jobs_size(), 3);
+}
+
 TEST_F(BrokerTest, FloodDoesNotStarveATrickle) {
   for (int i = 0; i < 200; ++i) Enqueue("flood");
   uint64_t trickle = Enqueue("trickle");

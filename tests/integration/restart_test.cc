@@ -33,6 +33,9 @@ using google::protobuf::util::TimeUtil;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kBatch = 1000;  // the API's (and the default config's) maximum
+// The most jobs a Lease reply holds with the default 1 MiB payload limit
+// (docs/api.md, "Names and limits").
+constexpr int kLeaseBatch = 237;
 
 double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start)
@@ -182,7 +185,8 @@ void DrainExactly(v1::Worker::Stub& worker, const Backlog& backlog) {
   Clock::time_point drain_start = Clock::now();
   // Each round leases up to a full batch; a round with nothing means the
   // queue is empty (or jobs went missing). Bounded by the job count.
-  for (size_t round = 0; round <= backlog.ids.size() / kBatch + 1; ++round) {
+  for (size_t round = 0; round <= backlog.ids.size() / kLeaseBatch + 1;
+       ++round) {
     v1::LeaseResponse leased = Lease(worker, "drainer", kBatch, 1);
     if (leased.jobs().empty()) break;
     std::vector<std::pair<uint64_t, uint64_t>> done;
