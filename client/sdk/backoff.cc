@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "client/sdk/duration_limit.h"
+
 namespace fairq::client::internal {
 
 Status ValidateRetry(const RetryOptions& retry, const std::string& prefix) {
@@ -10,11 +12,14 @@ Status ValidateRetry(const RetryOptions& retry, const std::string& prefix) {
     return Status(Code::kInvalidArgument, prefix + field + ": " + rule);
   };
   if (retry.max_attempts < 1) return invalid("max_attempts", "must be >= 1");
-  if (retry.initial_backoff.count() < 0) {
-    return invalid("initial_backoff", "must be >= 0");
+  if (!WithinADay(retry.initial_backoff)) {
+    return invalid("initial_backoff", "must be between 0 and 24 h");
   }
   if (retry.max_backoff < retry.initial_backoff) {
     return invalid("max_backoff", "must be >= initial_backoff");
+  }
+  if (!WithinADay(retry.max_backoff)) {
+    return invalid("max_backoff", "must be at most 24 h");
   }
   if (!(retry.jitter >= 0 && retry.jitter <= 1)) {
     return invalid("jitter", "must be between 0 and 1");

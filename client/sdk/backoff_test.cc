@@ -1,9 +1,11 @@
 // Backoff and CallWithRetry on their own: no broker, no clock.
 #include "client/sdk/backoff.h"
 
+#include <gtest/gtest.h>
+
 #include <vector>
 
-#include <gtest/gtest.h>
+#include "client/sdk/grpc_util.h"
 
 namespace fairq::client::internal {
 namespace {
@@ -106,6 +108,31 @@ TEST(ValidateRetryTest, NamesTheField) {
   Status status = ValidateRetry(options, "P.retry.");
   EXPECT_EQ(status.code(), Code::kInvalidArgument);
   EXPECT_EQ(status.message(), "P.retry.max_backoff: must be >= initial_backoff");
+}
+
+// "Forever" as milliseconds::max() would overflow the clock once added to
+// now (and its jittered llround): refused, as is anything past a day.
+TEST(ValidateRetryTest, BackoffsAreAtMostADay) {
+  RetryOptions options;
+  options.max_backoff = milliseconds::max();
+  EXPECT_EQ(ValidateRetry(options, "P.retry.").message(),
+            "P.retry.max_backoff: must be at most 24 h");
+  options.max_backoff = std::chrono::hours(24);
+  EXPECT_TRUE(ValidateRetry(options, "P.retry.").ok());
+  options.initial_backoff = std::chrono::hours(25);
+  options.max_backoff = std::chrono::hours(25);
+  EXPECT_EQ(ValidateRetry(options, "P.retry.").message(),
+            "P.retry.initial_backoff: must be between 0 and 24 h");
+}
+
+// A broker's retry delay is taken up to a day, whatever it says.
+TEST(FromEnqueueResultTest, ARetryDelayIsAtMostADay) {
+  v1::EnqueueResult result;
+  result.set_code(static_cast<int32_t>(Code::kResourceExhausted));
+  result.mutable_retry_after()->set_seconds(315'576'000'000);  // 10,000 years
+  Status status = FromEnqueueResult(result);
+  ASSERT_TRUE(status.retry_after().has_value());
+  EXPECT_EQ(*status.retry_after(), std::chrono::hours(24));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "client/sdk/duration_limit.h"
 #include "client/sdk/utf8.h"
 
 namespace fairq::client::internal {
@@ -20,7 +21,7 @@ std::optional<milliseconds> RetryAfterTrailer(
   auto [ptr, error] = std::from_chars(found->second.data(), end, ms);
   // A malformed delay is ignored rather than guessed at.
   if (error != std::errc() || ptr != end || ms < 0) return std::nullopt;
-  return milliseconds(ms);
+  return std::min(milliseconds(ms), kMaxOptionDuration);
 }
 
 google::protobuf::Timestamp ToTimestamp(
@@ -73,7 +74,8 @@ Status FromEnqueueResult(const v1::EnqueueResult& result) {
   auto code = static_cast<Code>(result.code());
   std::optional<milliseconds> retry_after;
   if (code == Code::kResourceExhausted && result.has_retry_after()) {
-    retry_after = ToMillis(result.retry_after());
+    retry_after = std::clamp(ToMillis(result.retry_after()), milliseconds(0),
+                             kMaxOptionDuration);
   }
   return Status(code, result.message(), retry_after);
 }

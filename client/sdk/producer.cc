@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "client/sdk/backoff.h"
+#include "client/sdk/duration_limit.h"
 #include "client/sdk/grpc_util.h"
 #include "fairq/v1/fairq.grpc.pb.h"
 
@@ -29,9 +30,13 @@ Status Validate(const ProducerOptions& o) {
     return Invalid("max_batch", "must be between 1 and 1000");
   }
   if (o.max_batch_bytes < 1) return Invalid("max_batch_bytes", "must be >= 1");
-  if (o.linger.count() < 0) return Invalid("linger", "must be >= 0");
+  if (!internal::WithinADay(o.linger)) {
+    return Invalid("linger", "must be between 0 and 24 h");
+  }
   if (o.max_pending < 1) return Invalid("max_pending", "must be >= 1");
-  if (o.rpc_timeout.count() <= 0) return Invalid("rpc_timeout", "must be > 0");
+  if (o.rpc_timeout.count() <= 0 || !internal::WithinADay(o.rpc_timeout)) {
+    return Invalid("rpc_timeout", "must be above 0 and at most 24 h");
+  }
   return internal::ValidateRetry(o.retry, "ProducerOptions.retry.");
 }
 

@@ -192,6 +192,10 @@ TEST_F(ProducerTest, BadInputIsRefusedWithoutACall) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("max_batch"), std::string::npos);
+  options.max_batch = 100;
+  options.linger = milliseconds::max();  // would overflow the clock
+  EXPECT_EQ(Producer::Create(daemon_.Channel(), options).status().message(),
+            "ProducerOptions.linger: must be between 0 and 24 h");
 
   auto producer = MakeProducer();
   ASSERT_NE(producer, nullptr);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "client/sdk/backoff.h"
+#include "client/sdk/duration_limit.h"
 #include "client/sdk/grpc_util.h"
 #include "client/sdk/heartbeater.h"
 #include "client/sdk/reporter.h"
@@ -62,11 +63,15 @@ Status Validate(const WorkerOptions& o) {
   if (o.lease_wait.count() < 0 || o.lease_wait > kMaxLeaseWait) {
     return Invalid("lease_wait", "must be between 0 and 30 s");
   }
-  if (o.heartbeat_interval.count() < 0) {
-    return Invalid("heartbeat_interval", "must be >= 0");
+  if (!internal::WithinADay(o.heartbeat_interval)) {
+    return Invalid("heartbeat_interval", "must be between 0 and 24 h");
   }
-  if (o.stop_timeout.count() < 0) return Invalid("stop_timeout", "must be >= 0");
-  if (o.rpc_timeout.count() <= 0) return Invalid("rpc_timeout", "must be > 0");
+  if (!internal::WithinADay(o.stop_timeout)) {
+    return Invalid("stop_timeout", "must be between 0 and 24 h");
+  }
+  if (o.rpc_timeout.count() <= 0 || !internal::WithinADay(o.rpc_timeout)) {
+    return Invalid("rpc_timeout", "must be above 0 and at most 24 h");
+  }
   return internal::ValidateRetry(o.retry, "WorkerOptions.retry.");
 }
 

@@ -745,6 +745,19 @@ TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
   EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
   options.prefetch = 1;  // as many as slots
   EXPECT_TRUE(Worker::Create("127.0.0.1:1", options).ok());
+  // "Forever" would overflow the clock once added to now: at most a day.
+  options.stop_timeout = milliseconds::max();
+  auto forever = Worker::Create("127.0.0.1:1", options);
+  ASSERT_FALSE(forever.ok());
+  EXPECT_EQ(forever.status().message(),
+            "WorkerOptions.stop_timeout: must be between 0 and 24 h");
+  options.stop_timeout = std::chrono::hours(24);
+  options.rpc_timeout = std::chrono::hours(25);
+  EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
+  options.rpc_timeout = seconds(10);
+  options.heartbeat_interval = std::chrono::hours(25);
+  EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
+  options.heartbeat_interval = milliseconds(0);
   options.pools = {"gpu", "cpu", "gpu"};  // the broker would refuse each Lease
   auto twice = Worker::Create("127.0.0.1:1", options);
   ASSERT_FALSE(twice.ok());

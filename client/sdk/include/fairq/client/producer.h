@@ -37,7 +37,8 @@ struct ProducerOptions {
   // (keep it under gRPC's 4 MiB message limit)...
   size_t max_batch = 100;
   size_t max_batch_bytes = 3 << 20;
-  // ...or when its first job has waited this long. 0 sends at once.
+  // ...or when its first job has waited this long. 0 sends at once. This
+  // and the other durations of the options are at most 24 h.
   std::chrono::milliseconds linger{5};
   // Jobs buffered and not yet sent. Beyond it EnqueueAsync fails at once
   // with RESOURCE_EXHAUSTED (no retry_after): back-pressure, not memory.
