@@ -1,12 +1,14 @@
 #include "server/daemon.h"
 
-#include <chrono>
-#include <filesystem>
-#include <system_error>
-
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <filesystem>
+#include <system_error>
 
 #include "server/service/rpc_metrics.h"
 
@@ -109,8 +111,10 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
                            &port_);
-  // Payloads up to the configured limit, in batches of up to max_batch.
-  builder.SetMaxReceiveMessageSize(-1);
+  // A batch of max_batch of the largest specs, and room for the call's own
+  // fields; gRPC refuses a larger message before it is parsed into memory.
+  builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<uint64_t>(
+      INT_MAX, config.max_batch * config.max_spec_bytes() + (64 << 10))));
   builder.RegisterService(producer_.get());
   builder.RegisterService(worker_.get());
   builder.RegisterService(admin_.get());

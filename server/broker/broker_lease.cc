@@ -11,15 +11,12 @@ constexpr int64_t kDefaultWaitMs = 30'000;
 
 // A Lease reply is built in memory and sent as one message (protobuf's
 // limit is 2 GiB). Its jobs are bounded so that it stays within 256 MiB
-// with every spec at its largest: the payload limit plus up to 80 KiB of
-// labels (64 of 1,152 bytes), idempotency key and names.
+// with every spec at its largest.
 constexpr uint64_t kMaxLeaseReplyBytes = 256 << 20;
-constexpr uint64_t kMaxSpecBytesBesidesPayload = 80 << 10;
 
-uint32_t MaxJobsPerReply(uint32_t max_payload_bytes) {
-  uint64_t largest = max_payload_bytes + kMaxSpecBytesBesidesPayload;
+uint32_t MaxJobsPerReply(const config::DaemonConfig& config) {
   return static_cast<uint32_t>(
-      std::max<uint64_t>(1, kMaxLeaseReplyBytes / largest));
+      std::max<uint64_t>(1, kMaxLeaseReplyBytes / config.max_spec_bytes()));
 }
 
 // Runs on the writer's apply thread once the grants are applied: jobs whose
@@ -84,7 +81,7 @@ void Broker::HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn) {
     RefreshCapacity(pool);
   }
   waiter.max_jobs = std::min(std::max<uint32_t>(1, request.max_jobs()),
-                             MaxJobsPerReply(config_.max_payload_bytes));
+                             MaxJobsPerReply(config_));
   int64_t wait_ms = request.has_wait()
                         ? TimeUtil::DurationToMilliseconds(request.wait())
                         : kDefaultWaitMs;

@@ -91,6 +91,11 @@ struct DaemonConfig {
   uint32_t default_lease_seconds = 30;    // 1..kMaxLeaseSeconds
   uint32_t max_payload_bytes = 1u << 20;  // 1..kMaxPayloadBytes
   uint32_t max_batch = 1000;              // 1..kMaxBatch
+  // The most a job's spec may weigh: the payload limit plus up to 80 KiB
+  // of labels (64 of 1,152 bytes), idempotency key and names.
+  uint64_t max_spec_bytes() const {
+    return uint64_t{max_payload_bytes} + (80 << 10);
+  }
   bool auto_create_tenants = true;
   bool auto_create_pools = true;
   // A pool's live capacity (what share caps and floors are shares of) is the

@@ -211,6 +211,27 @@ TEST_F(BadInputTest, BatchReportsBadJobsAndAcceptsTheRest) {
   ExpectStillServing();
 }
 
+// A message larger than max_batch of the largest specs (here 4 of 1 KiB
+// payloads: under 400 KiB) is refused by gRPC before it is parsed, whatever
+// method it is for.
+TEST_F(BadInputTest, AnOversizedMessageIsRefusedBeforeItIsRead) {
+  v1::JobSpec huge = Spec("known", std::string(1 << 20, 'p'));
+  v1::EnqueueBatchResponse response;
+  grpc::Status status = EnqueueBatch(*producer_, {huge}, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << status.error_message();
+  v1::HeartbeatRequest beat;
+  beat.set_job_id(1);
+  beat.GetReflection()->MutableUnknownFields(&beat)->AddLengthDelimited(
+      99, std::string(1 << 20, 'u'));
+  v1::HeartbeatResponse answer;
+  status = Call(*worker_, &v1::Worker::Stub::Heartbeat, beat, &answer);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << status.error_message();
+  EXPECT_EQ(JobsOf("known"), 0u);
+  ExpectStillServing();
+}
+
 TEST_F(BadInputTest, BatchSizeIsBounded) {
   v1::EnqueueBatchResponse response;
   grpc::Status status = EnqueueBatch(
