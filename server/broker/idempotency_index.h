@@ -7,10 +7,12 @@
 #define FAIRQ_SERVER_BROKER_IDEMPOTENCY_INDEX_H_
 
 #include <cstdint>
-#include <deque>
+#include <functional>
 #include <optional>
+#include <queue>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -22,8 +24,8 @@ class IdempotencyIndex {
                                int64_t now_ms) const;
   void Insert(uint32_t tenant, const std::string& key, uint64_t job_id,
               int64_t expires_ms);
-  // Drops expired keys; entries expire in insertion order because the
-  // window is the same for all.
+  // Drops expired keys. Keys need not come in expiry order: a restart
+  // reloads them in key order, and a reload may change the window.
   void Expire(int64_t now_ms);
   size_t size() const { return entries_.size(); }
 
@@ -33,8 +35,11 @@ class IdempotencyIndex {
     uint64_t job_id;
     int64_t expires_ms;
   };
+  using Expiry = std::pair<int64_t, Key>;
   absl::flat_hash_map<Key, Entry> entries_;
-  std::deque<std::pair<int64_t, Key>> expiry_;
+  // Soonest first.
+  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<Expiry>>
+      expiry_;
 };
 
 }  // namespace fairq::server
