@@ -120,8 +120,9 @@ class Broker {
   // broker_tenants.cc
   StatusOr<sched::TenantId> FindOrCreateTenant(const std::string& name,
                                                Turn& turn);
-  StatusOr<sched::PoolId> FindOrCreatePool(const std::string& pool,
-                                           Turn& turn);
+  // `field` names the pool in an error: "pool", or "pools[2]" in a Lease.
+  StatusOr<sched::PoolId> FindOrCreatePool(const std::string& pool, Turn& turn,
+                                           std::string_view field = "pool");
   // Registers a pool with the next id (startup and auto-creation).
   uint32_t AddPool(const std::string& name);
   // Adds (id == tenant count) or updates a tenant in memory.

@@ -67,8 +67,9 @@ void Broker::HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn) {
   LeaseWaiters::Waiter waiter;
   waiter.id = c.waiter;
   waiter.worker_id = request.worker_id();
-  for (const std::string& name : request.pools()) {
-    StatusOr<sched::PoolId> pool = FindOrCreatePool(name, turn);
+  for (int i = 0; i < request.pools_size(); ++i) {
+    StatusOr<sched::PoolId> pool = FindOrCreatePool(
+        request.pools(i), turn, "pools[" + std::to_string(i) + "]");
     if (!pool.ok()) {
       Reply(turn, std::move(c.done), pool.status());
       return;

@@ -22,12 +22,13 @@ uint32_t Broker::AddPool(const std::string& name) {
 }
 
 StatusOr<sched::PoolId> Broker::FindOrCreatePool(const std::string& pool,
-                                                 Turn& turn) {
+                                                 Turn& turn,
+                                                 std::string_view field) {
   const std::string& name = pool.empty() ? std::string(kDefaultPool) : pool;
   auto it = pool_ids_.find(name);
   if (it != pool_ids_.end()) return it->second;
   if (!config_.auto_create_pools) {
-    return InvalidArgument("pool: unknown pool \"" + name +
+    return InvalidArgument(std::string(field) + ": unknown pool \"" + name +
                            "\" (auto_create_pools is off)");
   }
   uint32_t id = AddPool(name);

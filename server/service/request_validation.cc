@@ -132,15 +132,33 @@ Status CheckRetryAndLease(const v1::JobSpec& spec, std::string_view field) {
   return Status::Ok();
 }
 
+// `labels["key"]`, the key cut at 32 bytes (on a character boundary:
+// proto3 strings are UTF-8) so that a 100 KB key does not make the error.
+std::string LabelName(const std::string& key) {
+  constexpr size_t kShown = 32;
+  if (key.size() <= kShown) return "labels[\"" + key + "\"]";
+  size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(key[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return "labels[\"" + key.substr(0, cut) + "...\"]";
+}
+
 Status CheckLabels(const v1::JobSpec& spec, std::string_view field) {
   if (spec.labels_size() > 64) {
     return Invalid(field, "labels", "at most 64 entries, got " +
                                         std::to_string(spec.labels_size()));
   }
   for (const auto& [key, value] : spec.labels()) {
-    if (key.empty() || key.size() > 128 || value.size() > 1024) {
-      return Invalid(field, "labels",
-                     "keys must be 1-128 bytes and values at most 1024");
+    if (key.empty() || key.size() > 128) {
+      return Invalid(
+          field, LabelName(key),
+          "keys must be 1-128 bytes, got " + std::to_string(key.size()));
+    }
+    if (value.size() > 1024) {
+      return Invalid(field, LabelName(key),
+                     "values must be at most 1024 bytes, got " +
+                         std::to_string(value.size()));
     }
   }
   return Status::Ok();

@@ -165,6 +165,19 @@ std::vector<BadSpec> BadSpecs() {
          }
        },
        Code::INVALID_ARGUMENT, "job.labels"},
+      {"a label value of 1025 bytes",
+       [](v1::JobSpec& s) {
+         (*s.mutable_labels())["gpu"] = std::string(1025, 'v');
+       },
+       Code::INVALID_ARGUMENT,
+       "job.labels[\"gpu\"]: values must be at most 1024 bytes, got 1025"},
+      {"a label key of 200 bytes",
+       [](v1::JobSpec& s) {
+         (*s.mutable_labels())[std::string(200, 'k')] = "v";
+       },
+       Code::INVALID_ARGUMENT,
+       "job.labels[\"" + std::string(32, 'k') +
+           "...\"]: keys must be 1-128 bytes, got 200"},
       {"max_backoff below initial_backoff",
        [](v1::JobSpec& s) { s = WithFastRetry(s, 2000, 1000); },
        Code::INVALID_ARGUMENT, "job.retry.max_backoff"},
@@ -279,7 +292,7 @@ TEST_F(BadInputTest, LeaseRequestIsChecked) {
        Code::INVALID_ARGUMENT, "pools[0]"},
       {"unknown pool, auto-creation off",
        [](v1::LeaseRequest& r) { r.add_pools("nope"); }, Code::INVALID_ARGUMENT,
-       "pool"},
+       "pools[0]: unknown pool"},
       {"a pool named twice",
        [](v1::LeaseRequest& r) {
          r.add_pools("gpu");
