@@ -125,6 +125,8 @@ class Broker {
                                            std::string_view field = "pool");
   // Registers a pool with the next id (startup and auto-creation).
   uint32_t AddPool(const std::string& name);
+  // RESOURCE_EXHAUSTED naming max_tenants when a new tenant would pass it.
+  Status RoomForTenant(const std::string& name) const;
   // Adds (id == tenant count) or updates a tenant in memory.
   Status ApplyTenant(sched::TenantId id, const v1::Tenant& config);
   void PersistTenant(sched::TenantId id, Turn& turn);

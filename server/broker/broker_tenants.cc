@@ -31,6 +31,11 @@ StatusOr<sched::PoolId> Broker::FindOrCreatePool(const std::string& pool,
     return InvalidArgument(std::string(field) + ": unknown pool \"" + name +
                            "\" (auto_create_pools is off)");
   }
+  if (pools_.size() >= config_.max_pools) {
+    return ResourceExhausted("max_pools: the broker holds " +
+                             std::to_string(pools_.size()) + " pools; pool \"" +
+                             name + "\" is not created");
+  }
   uint32_t id = AddPool(name);
   v1::PoolRecord record;
   record.set_id(id);
@@ -46,6 +51,7 @@ StatusOr<sched::TenantId> Broker::FindOrCreateTenant(const std::string& name,
     return NotFound("tenant: unknown tenant \"" + name +
                     "\" (auto_create_tenants is off)");
   }
+  FAIRQ_RETURN_IF_ERROR(RoomForTenant(name));
   v1::Tenant settings = config_.tenant_defaults.settings;
   settings.set_name(name);
   auto id = static_cast<sched::TenantId>(tenants_.size());
@@ -73,6 +79,13 @@ Status Broker::ApplyTenant(sched::TenantId id, const v1::Tenant& settings) {
     pool_has_news_[pool] = true;  // a raised cap or a resume frees work
   }
   return Status::Ok();
+}
+
+Status Broker::RoomForTenant(const std::string& name) const {
+  if (tenants_.size() < config_.max_tenants) return Status::Ok();
+  return ResourceExhausted("max_tenants: the broker holds " +
+                           std::to_string(tenants_.size()) +
+                           " tenants; tenant \"" + name + "\" is not created");
 }
 
 void Broker::PersistTenant(sched::TenantId id, Turn& turn) {
@@ -109,12 +122,14 @@ void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
   sched::TenantId id = it != tenant_ids_.end()
                            ? it->second
                            : static_cast<sched::TenantId>(tenants_.size());
+  Status status = Status::Ok();
   if (it != tenant_ids_.end()) {
     settings.set_paused(tenants_[id].config.paused());  // Pause/Resume own it
   } else {
     settings.set_paused(false);
+    status = RoomForTenant(settings.name());
   }
-  Status status = ApplyTenant(id, settings);
+  if (status.ok()) status = ApplyTenant(id, settings);
   if (status.ok()) {
     PersistTenant(id, turn);
     *c.response = tenants_[id].config;

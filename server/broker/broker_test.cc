@@ -679,6 +679,52 @@ TEST_F(BrokerTest, ALeaseReplyHoldsNoMoreThanItsByteBoundAllows) {
   EXPECT_EQ(Lease(0, /*max_jobs=*/8)->response.jobs_size(), 3);
 }
 
+// Auto-creation and SetTenant stop at max_tenants and max_pools with
+// RESOURCE_EXHAUSTED; what exists goes on, and a restart loads it all
+// even under a lower limit.
+TEST_F(BrokerTest, TenantsAndPoolsStopAtTheirLimits) {
+  config_.max_tenants = 2;
+  config_.max_pools = 2;  // "default" and one more
+  Reopen();
+  Enqueue("a");
+  Enqueue("b");
+  v1::JobSpec third;
+  third.set_tenant("c");
+  v1::EnqueueBatchResponse response;
+  Command command = EnqueueCommand{{&third}, &response, [](const Status&) {}};
+  Turn1(&command);
+  EXPECT_EQ(response.results(0).code(),
+            static_cast<int32_t>(StatusCode::kResourceExhausted));
+  EXPECT_EQ(response.results(0).message(),
+            "max_tenants: the broker holds 2 tenants; tenant \"c\" is not "
+            "created");
+  auto gpu = Lease(0, 1, {"gpu"});
+  ASSERT_TRUE(gpu->done && gpu->done->ok());
+  auto cpu = Lease(0, 1, {"cpu"});
+  ASSERT_TRUE(cpu->done.has_value());
+  EXPECT_EQ(cpu->done->code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(cpu->done->message(),
+            "max_pools: the broker holds 2 pools; pool \"cpu\" is not created");
+  v1::Tenant d;
+  d.set_name("d");
+  v1::Tenant out;
+  std::optional<Status> set;
+  Command set_d = SetTenantCommand{&d, &out, [&](const Status& s) { set = s; }};
+  Turn1(&set_d);
+  ASSERT_TRUE(set.has_value());
+  EXPECT_EQ(set->code(), StatusCode::kResourceExhausted);
+  v1::Tenant a;
+  a.set_name("a");
+  a.set_weight(3);
+  Command set_a = SetTenantCommand{&a, &out, [&](const Status& s) { set = s; }};
+  Turn1(&set_a);
+  EXPECT_TRUE(set->ok()) << set->ToString();  // changing one is not making one
+  config_.max_tenants = 1;
+  Reopen();
+  EXPECT_EQ(Stats("a").ready() + Stats("b").ready(), 2u);
+  EXPECT_EQ(Lease(0, 2)->response.jobs_size(), 2);
+}
+
 TEST_F(BrokerTest, FloodDoesNotStarveATrickle) {
   for (int i = 0; i < 200; ++i) Enqueue("flood");
   uint64_t trickle = Enqueue("trickle");

@@ -146,6 +146,8 @@ StatusOr<DaemonConfig> Loader::Load(const YAML::Node& root) {
                    "max_batch",
                    "auto_create_tenants",
                    "auto_create_pools",
+                   "max_tenants",
+                   "max_pools",
                    "worker_liveness_seconds",
                    "command_queue_capacity",
                    "idempotency_window_seconds",
@@ -211,6 +213,8 @@ Status Loader::ReadLimits(FieldReader& top) {
       top.OptBool("auto_create_tenants").value_or(c.auto_create_tenants);
   c.auto_create_pools =
       top.OptBool("auto_create_pools").value_or(c.auto_create_pools);
+  c.max_tenants = IntegerIn(top, "max_tenants", c.max_tenants, 1, 10'000'000);
+  c.max_pools = IntegerIn(top, "max_pools", c.max_pools, 1, 4096);
   c.worker_liveness_seconds = IntegerIn(top, "worker_liveness_seconds",
                                         c.worker_liveness_seconds, 1, 3600);
   c.command_queue_capacity = IntegerIn(

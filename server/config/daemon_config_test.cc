@@ -50,6 +50,8 @@ void ExpectDefaults(const DaemonConfig& c) {
   EXPECT_EQ(c.command_queue_capacity, 65536u);
   EXPECT_EQ(c.idempotency_window_seconds, 86400u);
   EXPECT_EQ(c.max_queued_total, 0u);
+  EXPECT_EQ(c.max_tenants, 100'000u);
+  EXPECT_EQ(c.max_pools, 64u);
   EXPECT_EQ(c.scheduling.policy, sched::Policy::kDrr);
   EXPECT_EQ(c.scheduling.quantum, 0.01);
   EXPECT_EQ(c.scheduling.max_deficit, 4.0);
@@ -121,6 +123,8 @@ worker_liveness_seconds: 5
 command_queue_capacity: 16
 idempotency_window_seconds: 60
 max_queued_total: 1000000
+max_tenants: 50
+max_pools: 8
 scheduling: {policy: wc-cap, quantum: 2, max_deficit: 8, default_cost: 3,
              estimate_alpha: 1, min_charge: 0.5}
 tenant_defaults:
@@ -164,6 +168,8 @@ TEST(DaemonConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.command_queue_capacity, 16u);
   EXPECT_EQ(c.idempotency_window_seconds, 60u);
   EXPECT_EQ(c.max_queued_total, 1000000u);
+  EXPECT_EQ(c.max_tenants, 50u);
+  EXPECT_EQ(c.max_pools, 8u);
   EXPECT_EQ(c.scheduling.policy, sched::Policy::kWorkConservingCap);
   EXPECT_EQ(c.scheduling.quantum, 2);
   EXPECT_EQ(c.scheduling.max_deficit, 8);
@@ -221,6 +227,7 @@ TEST(DaemonConfigTest, DescribeEffectiveListsTheValues) {
   EXPECT_THAT(text, HasSubstr("listen unix:/run/fairqd.sock, metrics off"));
   EXPECT_THAT(text, HasSubstr("sync off"));
   EXPECT_THAT(text, HasSubstr("policy wc-cap, quantum 2"));
+  EXPECT_THAT(text, HasSubstr("max_tenants 50, max_pools 8"));
   EXPECT_THAT(text, HasSubstr("pools: default, gpu, cpu"));
   EXPECT_THAT(text, HasSubstr("orgs: acme (weight 3)"));
   EXPECT_THAT(text, HasSubstr("A (org acme, weight 2, cap 50% (hard)"));
@@ -313,6 +320,8 @@ TEST(DaemonConfigTest, OutOfRange) {
               HasSubstr(At(1) + "idempotency_window_seconds: must be"));
   EXPECT_EQ(ErrorOf("max_queued_total: -1\n"),
             At(1) + "max_queued_total: must be >= 0, got -1");
+  EXPECT_EQ(ErrorOf("max_pools: 0\n"),
+            At(1) + "max_pools: must be between 1 and 4096, got 0");
   EXPECT_EQ(ErrorOf("tenant_defaults:\n  max_attempts: 1001\n"),
             At(2) +
                 "tenant_defaults.max_attempts: must be between 1 and "

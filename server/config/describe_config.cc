@@ -114,8 +114,9 @@ std::string DescribeEffective(const DaemonConfig& c) {
          std::to_string(c.command_queue_capacity) + ", max_queued_total " +
          Limit(c.max_queued_total) + ", auto_create tenants " +
          OnOff(c.auto_create_tenants) + " pools " + OnOff(c.auto_create_pools) +
-         ", worker_liveness " + std::to_string(c.worker_liveness_seconds) +
-         " s";
+         ", max_tenants " + std::to_string(c.max_tenants) + ", max_pools " +
+         std::to_string(c.max_pools) + ", worker_liveness " +
+         std::to_string(c.worker_liveness_seconds) + " s";
   out += "\nscheduling: policy " + std::string(sched::PolicyName(s.policy)) +
          ", quantum " + FormatNumber(s.quantum) + ", max_deficit " +
          FormatNumber(s.max_deficit) + ", default_cost " +
