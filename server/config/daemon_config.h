@@ -104,7 +104,7 @@ struct DaemonConfig {
   // pool names would otherwise grow memory without end. Those stored or
   // listed in this file always load. 1..10,000,000 and 1..4096.
   uint32_t max_tenants = 100'000;
-  uint32_t max_pools = 64;
+  uint32_t max_pools = 1024;
   // A pool's live capacity (what share caps and floors are shares of) is the
   // sum of slots of its workers seen within this window. 1..3600.
   uint32_t worker_liveness_seconds = 30;

@@ -51,7 +51,7 @@ void ExpectDefaults(const DaemonConfig& c) {
   EXPECT_EQ(c.idempotency_window_seconds, 86400u);
   EXPECT_EQ(c.max_queued_total, 0u);
   EXPECT_EQ(c.max_tenants, 100'000u);
-  EXPECT_EQ(c.max_pools, 64u);
+  EXPECT_EQ(c.max_pools, 1024u);
   EXPECT_EQ(c.scheduling.policy, sched::Policy::kDrr);
   EXPECT_EQ(c.scheduling.quantum, 0.01);
   EXPECT_EQ(c.scheduling.max_deficit, 4.0);
