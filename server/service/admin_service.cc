@@ -22,6 +22,12 @@ constexpr size_t kMaxRequeueBytes = 32u << 20;
 // again.
 constexpr size_t kMaxRequeuePerCall = 1000;
 
+// A filter's name: empty means any; otherwise one that breaks the naming
+// rule is an error, not a filter that quietly matches nothing.
+Status ValidateFilterName(const std::string& name, std::string_view field) {
+  return name.empty() ? Status::Ok() : config::ValidateName(name, field);
+}
+
 bool InPool(const v1::JobRecord& record, const std::string& pool) {
   const std::string& job_pool =
       record.spec().pool().empty() ? std::string("default")
@@ -136,6 +142,9 @@ grpc::ServerUnaryReactor* AdminService::ResumeTenant(
 grpc::ServerUnaryReactor* AdminService::GetQueueStats(
     grpc::CallbackServerContext* ctx, const v1::GetQueueStatsRequest* request,
     v1::GetQueueStatsResponse* response) {
+  Status valid = ValidateFilterName(request->tenant(), "tenant");
+  if (valid.ok()) valid = ValidateFilterName(request->pool(), "pool");
+  if (!valid.ok()) return FinishNow(ctx, valid);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   context_.dispatcher->Post(
       QueueStatsCommand{request, response, FinishLater(reactor)});
@@ -151,6 +160,8 @@ grpc::ServerUnaryReactor* AdminService::ListDeadLetters(
     return FinishNow(ctx, InvalidArgument("page_size: at most 1000, got " +
                                           std::to_string(page)));
   }
+  Status valid = ValidateFilterName(request->tenant(), "tenant");
+  if (!valid.ok()) return FinishNow(ctx, valid);
   auto dead = ReadDead(*context_.store, request->tenant(), "",
                        request->after_job_id(), page, kMaxDeadPageBytes);
   if (!dead.ok()) return FinishNow(ctx, dead.status());
@@ -177,6 +188,7 @@ grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(
   if (request->has_filter()) {
     const v1::DeadLetterFilter& filter = request->filter();
     Status valid = config::ValidateName(filter.tenant(), "filter.tenant");
+    if (valid.ok()) valid = ValidateFilterName(filter.pool(), "filter.pool");
     if (!valid.ok()) return FinishNow(ctx, valid);
     auto dead =
         ReadDead(*context_.store, filter.tenant(), filter.pool(),

@@ -469,6 +469,19 @@ TEST_F(BadInputTest, AdminRequestsAreChecked) {
   status = Call(*admin_, &v1::Admin::Stub::ListDeadLetters, list, &letters);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("page_size"));
+  // A filter's name that breaks the naming rule is an error, not a filter
+  // that quietly matches nothing.
+  list.set_page_size(10);
+  list.set_tenant("a b");
+  ExpectInvalid(
+      Call(*admin_, &v1::Admin::Stub::ListDeadLetters, list, &letters),
+      "tenant:");
+  v1::GetQueueStatsRequest stats;
+  v1::GetQueueStatsResponse stats_response;
+  stats.set_pool("gpu/1");
+  ExpectInvalid(
+      Call(*admin_, &v1::Admin::Stub::GetQueueStats, stats, &stats_response),
+      "pool:");
 
   v1::RequeueDeadLettersRequest requeue;
   requeue.mutable_filter();  // no tenant
@@ -477,6 +490,11 @@ TEST_F(BadInputTest, AdminRequestsAreChecked) {
       Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, requeue, &requeued);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("filter.tenant"));
+  requeue.mutable_filter()->set_tenant("known");
+  requeue.mutable_filter()->set_pool("a b");
+  ExpectInvalid(
+      Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, requeue, &requeued),
+      "filter.pool:");
   requeue.set_job_id(424242);
   EXPECT_EQ(
       Call(*admin_, &v1::Admin::Stub::RequeueDeadLetters, requeue, &requeued)
