@@ -82,6 +82,15 @@ class BrokerTest : public ::testing::Test {
     EXPECT_EQ(response.results(0).code(), 0) << response.results(0).message();
     return response.results(0).job_id();
   }
+  // One job of `tenant` that the test expects refused: its result.
+  v1::EnqueueResult EnqueueRefused(const std::string& tenant) {
+    v1::JobSpec spec;
+    spec.set_tenant(tenant);
+    v1::EnqueueBatchResponse response;
+    Command command = EnqueueCommand{{&spec}, &response, [](const Status&) {}};
+    Turn1(&command);
+    return response.results(0);
+  }
   uint64_t Enqueue(const std::string& tenant) {
     v1::JobSpec spec;
     spec.set_tenant(tenant);
@@ -627,14 +636,9 @@ TEST_F(BrokerTest, BacklogQuotaRejectsWithARetryHint) {
   Turn1(&set);
   Enqueue("a");
   Enqueue("a");
-  v1::JobSpec spec;
-  spec.set_tenant("a");
-  v1::EnqueueBatchResponse response;
-  Command third = EnqueueCommand{{&spec}, &response, [](const Status&) {}};
-  Turn1(&third);
-  EXPECT_EQ(response.results(0).code(),
-            static_cast<int32_t>(StatusCode::kResourceExhausted));
-  EXPECT_GT(TimeUtil::DurationToMilliseconds(response.results(0).retry_after()), 0);
+  v1::EnqueueResult third = EnqueueRefused("a");
+  EXPECT_EQ(third.code(), static_cast<int32_t>(StatusCode::kResourceExhausted));
+  EXPECT_GT(TimeUtil::DurationToMilliseconds(third.retry_after()), 0);
 }
 
 TEST_F(BrokerTest, AFailedWriteIsNeverAcknowledgedAndLaterWritesAreRefused) {
@@ -688,14 +692,9 @@ TEST_F(BrokerTest, TenantsAndPoolsStopAtTheirLimits) {
   Reopen();
   Enqueue("a");
   Enqueue("b");
-  v1::JobSpec third;
-  third.set_tenant("c");
-  v1::EnqueueBatchResponse response;
-  Command command = EnqueueCommand{{&third}, &response, [](const Status&) {}};
-  Turn1(&command);
-  EXPECT_EQ(response.results(0).code(),
-            static_cast<int32_t>(StatusCode::kResourceExhausted));
-  EXPECT_EQ(response.results(0).message(),
+  v1::EnqueueResult third = EnqueueRefused("c");
+  EXPECT_EQ(third.code(), static_cast<int32_t>(StatusCode::kResourceExhausted));
+  EXPECT_EQ(third.message(),
             "max_tenants: the broker holds 2 tenants; tenant \"c\" is not "
             "created");
   auto gpu = Lease(0, 1, {"gpu"});
