@@ -98,8 +98,10 @@ Status Daemon::ServeMetrics(const config::DaemonConfig& config) {
 }
 
 Status Daemon::Serve(const config::DaemonConfig& config) {
-  ServiceContext context{dispatcher_.get(), store_.get(),
-                         {config.max_payload_bytes, config.max_batch}};
+  ServiceContext context{
+      dispatcher_.get(),
+      store_.get(),
+      {config.max_payload_bytes, config.max_batch, config.max_spec_bytes()}};
   producer_ = std::make_unique<ProducerService>(context);
   worker_ = std::make_unique<WorkerService>(context);
   admin_ = std::make_unique<AdminService>(context);
@@ -153,7 +155,8 @@ void Daemon::ReloadSettings(const config::DaemonConfig& config) {
                          {{"tenant", settings->name()},
                           {"error", status.ToString()}});
           }
-        }});
+        },
+        /*from_config=*/true});
   }
   spdlog::info("reloaded {} organisations and {} tenant settings",
                config.orgs.size(), config.tenants.size());

@@ -133,6 +133,11 @@ TEST(FromEnqueueResultTest, ARetryDelayIsAtMostADay) {
   Status status = FromEnqueueResult(result);
   ASSERT_TRUE(status.retry_after().has_value());
   EXPECT_EQ(*status.retry_after(), std::chrono::hours(24));
+  // Past what seconds * 1000 holds in 64 bits: no overflow, the same day.
+  result.mutable_retry_after()->set_seconds(INT64_MAX);
+  status = FromEnqueueResult(result);
+  ASSERT_TRUE(status.retry_after().has_value());
+  EXPECT_EQ(*status.retry_after(), std::chrono::hours(24));
 }
 
 }  // namespace

@@ -141,7 +141,11 @@ google::protobuf::Duration ToDuration(std::chrono::nanoseconds d) {
 }
 
 milliseconds ToMillis(const google::protobuf::Duration& d) {
-  return milliseconds(d.seconds() * 1000 + d.nanos() / 1'000'000);
+  // The broker's value is not trusted to fit: seconds * 1000 could
+  // overflow. A century is past every duration the SDK keeps.
+  constexpr int64_t kCentury = 100LL * 365 * 86400;
+  int64_t seconds = std::clamp<int64_t>(d.seconds(), -kCentury, kCentury);
+  return milliseconds(seconds * 1000 + d.nanos() / 1'000'000);
 }
 
 std::chrono::system_clock::time_point ToTimePoint(

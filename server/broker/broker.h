@@ -123,6 +123,10 @@ class Broker {
   // `field` names the pool in an error: "pool", or "pools[2]" in a Lease.
   StatusOr<sched::PoolId> FindOrCreatePool(const std::string& pool, Turn& turn,
                                            std::string_view field = "pool");
+  // What FindOrCreatePool would refuse `pool` with, without making it: an
+  // enqueue checks its pool before it makes a tenant it would then not use.
+  Status CanUsePool(const std::string& pool,
+                    std::string_view field = "pool") const;
   // Registers a pool with the next id (startup and auto-creation).
   uint32_t AddPool(const std::string& name);
   // RESOURCE_EXHAUSTED naming max_tenants when a new tenant would pass it.

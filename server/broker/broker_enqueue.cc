@@ -82,10 +82,13 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     return InvalidArgument("not_before: at most 365 days ahead, got " +
                            TimeUtil::ToString(spec.not_before()));
   }
+  FAIRQ_RETURN_IF_ERROR(CanUsePool(spec.pool()));
   StatusOr<sched::TenantId> tenant = FindOrCreateTenant(spec.tenant(), turn);
   if (!tenant.ok()) {
     if (tenant.status().code() == StatusCode::kNotFound) {
       metrics_.Rejected(metrics::kNoTenant, metrics::Rejection::kUnknownTenant);
+    } else if (tenant.status().code() == StatusCode::kResourceExhausted) {
+      metrics_.Rejected(metrics::kNoTenant, metrics::Rejection::kTenantLimit);
     }
     return tenant.status();
   }

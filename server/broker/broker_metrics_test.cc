@@ -244,6 +244,19 @@ TEST_F(BrokerMetricsTest, RejectionsNameTheirReason) {
                       " " + reason(metrics::Rejection::kUnknownTenant)));
 }
 
+TEST_F(BrokerMetricsTest, ATenantPastMaxTenantsIsARejection) {
+  config_.max_tenants = 1;
+  Open();
+  ASSERT_TRUE(Enqueue("a").ok());
+  metrics_.Take();
+  EXPECT_FALSE(Enqueue("b").ok());
+  EXPECT_THAT(
+      metrics_.Take(),
+      ElementsAre(
+          "rejected " + std::to_string(int64_t{metrics::kNoTenant}) + " " +
+          std::to_string(static_cast<int>(metrics::Rejection::kTenantLimit))));
+}
+
 TEST_F(BrokerMetricsTest, ARestoredLeaseIsAdopted) {
   Open();
   ASSERT_TRUE(Enqueue("a").ok());

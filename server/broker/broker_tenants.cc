@@ -21,12 +21,10 @@ uint32_t Broker::AddPool(const std::string& name) {
   return id;
 }
 
-StatusOr<sched::PoolId> Broker::FindOrCreatePool(const std::string& pool,
-                                                 Turn& turn,
-                                                 std::string_view field) {
+Status Broker::CanUsePool(const std::string& pool,
+                          std::string_view field) const {
   const std::string& name = pool.empty() ? std::string(kDefaultPool) : pool;
-  auto it = pool_ids_.find(name);
-  if (it != pool_ids_.end()) return it->second;
+  if (pool_ids_.contains(name)) return Status::Ok();
   if (!config_.auto_create_pools) {
     return InvalidArgument(std::string(field) + ": unknown pool \"" + name +
                            "\" (auto_create_pools is off)");
@@ -36,6 +34,16 @@ StatusOr<sched::PoolId> Broker::FindOrCreatePool(const std::string& pool,
                              std::to_string(pools_.size()) + " pools; pool \"" +
                              name + "\" is not created");
   }
+  return Status::Ok();
+}
+
+StatusOr<sched::PoolId> Broker::FindOrCreatePool(const std::string& pool,
+                                                 Turn& turn,
+                                                 std::string_view field) {
+  const std::string& name = pool.empty() ? std::string(kDefaultPool) : pool;
+  auto it = pool_ids_.find(name);
+  if (it != pool_ids_.end()) return it->second;
+  FAIRQ_RETURN_IF_ERROR(CanUsePool(name, field));
   uint32_t id = AddPool(name);
   v1::PoolRecord record;
   record.set_id(id);
@@ -127,7 +135,7 @@ void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
     settings.set_paused(tenants_[id].config.paused());  // Pause/Resume own it
   } else {
     settings.set_paused(false);
-    status = RoomForTenant(settings.name());
+    if (!c.from_config) status = RoomForTenant(settings.name());
   }
   if (status.ok()) status = ApplyTenant(id, settings);
   if (status.ok()) {

@@ -83,9 +83,11 @@ class BrokerTest : public ::testing::Test {
     return response.results(0).job_id();
   }
   // One job of `tenant` that the test expects refused: its result.
-  v1::EnqueueResult EnqueueRefused(const std::string& tenant) {
+  v1::EnqueueResult EnqueueRefused(const std::string& tenant,
+                                   const std::string& pool = "") {
     v1::JobSpec spec;
     spec.set_tenant(tenant);
+    spec.set_pool(pool);
     v1::EnqueueBatchResponse response;
     Command command = EnqueueCommand{{&spec}, &response, [](const Status&) {}};
     Turn1(&command);
@@ -684,19 +686,15 @@ TEST_F(BrokerTest, ALeaseReplyHoldsNoMoreThanItsByteBoundAllows) {
 }
 
 // Auto-creation and SetTenant stop at max_tenants and max_pools with
-// RESOURCE_EXHAUSTED; what exists goes on, and a restart loads it all
-// even under a lower limit.
+// RESOURCE_EXHAUSTED; what exists goes on, an enqueue refused for its pool
+// makes no tenant, the config file's tenants are made whatever the limit,
+// and a restart loads everything even under a lower limit.
 TEST_F(BrokerTest, TenantsAndPoolsStopAtTheirLimits) {
-  config_.max_tenants = 2;
+  config_.max_tenants = 3;
   config_.max_pools = 2;  // "default" and one more
   Reopen();
   Enqueue("a");
   Enqueue("b");
-  v1::EnqueueResult third = EnqueueRefused("c");
-  EXPECT_EQ(third.code(), static_cast<int32_t>(StatusCode::kResourceExhausted));
-  EXPECT_EQ(third.message(),
-            "max_tenants: the broker holds 2 tenants; tenant \"c\" is not "
-            "created");
   auto gpu = Lease(0, 1, {"gpu"});
   ASSERT_TRUE(gpu->done && gpu->done->ok());
   auto cpu = Lease(0, 1, {"cpu"});
@@ -704,12 +702,22 @@ TEST_F(BrokerTest, TenantsAndPoolsStopAtTheirLimits) {
   EXPECT_EQ(cpu->done->code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(cpu->done->message(),
             "max_pools: the broker holds 2 pools; pool \"cpu\" is not created");
-  v1::Tenant d;
-  d.set_name("d");
+  v1::EnqueueResult in_cpu = EnqueueRefused("c", "cpu");
+  EXPECT_EQ(in_cpu.code(),
+            static_cast<int32_t>(StatusCode::kResourceExhausted));
+  Enqueue("d");  // the third tenant: "c" was not made
+  v1::EnqueueResult fourth = EnqueueRefused("e");
+  EXPECT_EQ(fourth.code(),
+            static_cast<int32_t>(StatusCode::kResourceExhausted));
+  EXPECT_EQ(fourth.message(),
+            "max_tenants: the broker holds 3 tenants; tenant \"e\" is not "
+            "created");
+  v1::Tenant f;
+  f.set_name("f");
   v1::Tenant out;
   std::optional<Status> set;
-  Command set_d = SetTenantCommand{&d, &out, [&](const Status& s) { set = s; }};
-  Turn1(&set_d);
+  Command set_f = SetTenantCommand{&f, &out, [&](const Status& s) { set = s; }};
+  Turn1(&set_f);
   ASSERT_TRUE(set.has_value());
   EXPECT_EQ(set->code(), StatusCode::kResourceExhausted);
   v1::Tenant a;
@@ -718,10 +726,14 @@ TEST_F(BrokerTest, TenantsAndPoolsStopAtTheirLimits) {
   Command set_a = SetTenantCommand{&a, &out, [&](const Status& s) { set = s; }};
   Turn1(&set_a);
   EXPECT_TRUE(set->ok()) << set->ToString();  // changing one is not making one
+  Command reload = SetTenantCommand{&f, &out, [&](const Status& s) { set = s; },
+                                    /*from_config=*/true};
+  Turn1(&reload);
+  EXPECT_TRUE(set->ok()) << set->ToString();
   config_.max_tenants = 1;
   Reopen();
-  EXPECT_EQ(Stats("a").ready() + Stats("b").ready(), 2u);
-  EXPECT_EQ(Lease(0, 2)->response.jobs_size(), 2);
+  EXPECT_EQ(Stats("a").ready() + Stats("b").ready() + Stats("d").ready(), 3u);
+  EXPECT_EQ(Lease(0, 3)->response.jobs_size(), 3);
 }
 
 TEST_F(BrokerTest, FloodDoesNotStarveATrickle) {

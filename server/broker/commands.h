@@ -99,6 +99,9 @@ struct SetTenantCommand {
   const v1::Tenant* tenant;  // validated
   v1::Tenant* response;
   Done done;
+  // Listed in the config file (SIGHUP): created whatever max_tenants says,
+  // as a start creates it.
+  bool from_config = false;
 };
 
 // SIGHUP: the config file's organisations, added or reweighted (at start,

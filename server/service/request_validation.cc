@@ -199,7 +199,18 @@ Status ValidateJobSpec(const v1::JobSpec& spec, const RequestLimits& limits,
   }
   FAIRQ_RETURN_IF_ERROR(CheckRetryAndLease(spec, field));
   FAIRQ_RETURN_IF_ERROR(CheckSchedule(spec, field));
-  return CheckLabels(spec, field);
+  FAIRQ_RETURN_IF_ERROR(CheckLabels(spec, field));
+  // Fields a newer client sends are kept (and stored) as unknown fields:
+  // only the whole spec's size bounds them, as Lease replies rely on.
+  if (size_t size = spec.ByteSizeLong(); size > limits.max_spec_bytes) {
+    return Invalid(field, "size",
+                   std::to_string(size) +
+                       " bytes in all (unknown fields included), over the "
+                       "limit of " +
+                       std::to_string(limits.max_spec_bytes) +
+                       ": max_payload_bytes plus 80 KiB");
+  }
+  return Status::Ok();
 }
 
 Status InItem(Status status, std::string_view list, int index) {

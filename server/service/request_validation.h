@@ -17,6 +17,8 @@ namespace fairq::server {
 struct RequestLimits {
   uint32_t max_payload_bytes = 1u << 20;
   uint32_t max_batch = 1000;
+  // A whole spec, unknown fields included (DaemonConfig::max_spec_bytes).
+  uint64_t max_spec_bytes = (1u << 20) + (80 << 10);
 };
 
 inline constexpr int32_t kMaxPriority = 1000;

@@ -36,8 +36,9 @@ enum class Rejection : uint8_t {
   kRateLimited,      // the tenant's enqueue_rate quota
   kBrokerFull,       // max_queued_total
   kUnknownTenant,    // auto_create_tenants is off and the tenant is unknown
+  kTenantLimit,      // a new tenant would pass max_tenants
 };
-inline constexpr size_t kRejectionCount = 4;
+inline constexpr size_t kRejectionCount = 5;
 
 // Where a leased job's spec came from (fairq_leased_specs_total's source).
 enum class SpecSource : uint8_t {

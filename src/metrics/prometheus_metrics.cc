@@ -52,7 +52,8 @@ constexpr std::array<const char*, kJobEventCount> kJobEventHelp = {
 constexpr std::array<const char*, kSpecSourceCount> kSpecSourceNames = {
     "enqueue_cache", "read_ahead", "store"};
 constexpr std::array<const char*, kRejectionCount> kRejectionNames = {
-    "tenant_queue_full", "rate_limited", "broker_full", "unknown_tenant"};
+    "tenant_queue_full", "rate_limited", "broker_full", "unknown_tenant",
+    "tenant_limit"};
 
 template <class T>
 prometheus::Family<T>& Build(prometheus::detail::Builder<T> builder,

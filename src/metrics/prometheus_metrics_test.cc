@@ -79,6 +79,7 @@ TEST_F(PrometheusMetricsTest, CountersByTenantAndPool) {
   metrics_->Count(1, 1, JobEvent::kCanceled);
   metrics_->Rejected(0, Rejection::kRateLimited);
   metrics_->Rejected(kNoTenant, Rejection::kUnknownTenant);
+  metrics_->Rejected(kNoTenant, Rejection::kTenantLimit);
   Samples s = Scrape();
   EXPECT_EQ(Value(s, TP("fairq_jobs_enqueued_total", "a")), 3) << text_;
   EXPECT_EQ(Value(s, TP("fairq_jobs_enqueued_total", "b", "gpu")), 1);
@@ -98,6 +99,9 @@ TEST_F(PrometheusMetricsTest, CountersByTenantAndPool) {
             1);
   EXPECT_EQ(Value(s, Key("fairq_admission_rejections_total",
                          {{"tenant", "_other"}, {"reason", "unknown_tenant"}})),
+            1);
+  EXPECT_EQ(Value(s, Key("fairq_admission_rejections_total",
+                         {{"tenant", "_other"}, {"reason", "tenant_limit"}})),
             1);
   EXPECT_EQ(Value(s, "fairq_dispatcher_queue_depth"), 7);
   EXPECT_EQ(Value(s, "fairq_store_failed"), 0);

@@ -165,6 +165,12 @@ std::vector<BadSpec> BadSpecs() {
          }
        },
        Code::INVALID_ARGUMENT, "job.labels"},
+      {"100 KiB of unknown fields",
+       [](v1::JobSpec& s) {
+         s.GetReflection()->MutableUnknownFields(&s)->AddLengthDelimited(
+             99, std::string(100 << 10, 'u'));
+       },
+       Code::INVALID_ARGUMENT, "job.size: "},
       {"a label value of 1025 bytes",
        [](v1::JobSpec& s) {
          (*s.mutable_labels())["gpu"] = std::string(1025, 'v');
