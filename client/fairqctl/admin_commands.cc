@@ -1,5 +1,6 @@
 #include "fairqctl/admin_commands.h"
 
+#include <iomanip>
 #include <optional>
 #include <sstream>
 
@@ -212,10 +213,11 @@ class StatsCommand final : public RpcCommand {
       << Pad("LEASED", 8) << Pad("DEAD", 6) << Pad("WAIT P99 S", 11)
       << Pad("OLDEST S", 10) << Pad("WORKER-S", 11) << "SHARE\n";
     for (const v1::TenantStats& s : r.tenants()) {
+      // Fixed, not the stream's default 6 digits: 1.4e+06 worker-seconds
+      // or a 1e-05% share read badly in a table.
       std::ostringstream share, worker;
-      share.precision(3);
-      share << s.share() * 100 << "%";
-      worker << s.worker_seconds();
+      share << std::fixed << std::setprecision(1) << s.share() * 100 << "%";
+      worker << std::fixed << std::setprecision(1) << s.worker_seconds();
       o << Pad(s.tenant(), 20) << Pad(s.pool(), 10) << Pad(std::to_string(s.ready()), 9)
         << Pad(std::to_string(s.scheduled()), 7) << Pad(std::to_string(s.leased()), 8)
         << Pad(std::to_string(s.dead()), 6) << Pad(Seconds(s.wait_p99()), 11)
@@ -234,12 +236,15 @@ class DeadCommand final : public RpcCommand {
     dead->require_subcommand(1);
     list_ = dead->add_subcommand("list", "dead jobs, oldest first");
     list_->add_option("--tenant", tenant_, "only this tenant");
-    list_->add_option("--limit", limit_, "at most this many (1-1000)");
+    list_->add_option("--limit", limit_, "at most this many (1-1000)")
+        ->check(CLI::Range(1u, 1000u));
     list_->add_option("--after", after_, "only jobs after this job id");
     requeue_ = dead->add_subcommand("requeue", "back to READY with fresh attempts");
     requeue_->add_option("job_id", job_id_, "one dead job");
-    requeue_->add_option("--tenant", tenant_, "every dead job of a tenant");
-    requeue_->add_option("--pool", pool_, "with --tenant: only this pool");
+    CLI::Option* tenant =
+        requeue_->add_option("--tenant", tenant_, "every dead job of a tenant");
+    requeue_->add_option("--pool", pool_, "with --tenant: only this pool")
+        ->needs(tenant);
     for (CLI::App* sub : {list_, requeue_}) AddConnectionFlags(sub);
     return dead;
   }
@@ -275,7 +280,8 @@ class DeadCommand final : public RpcCommand {
 
   int Requeue(std::ostream& out, std::ostream& err) {
     if ((job_id_ == 0) == tenant_.empty()) {
-      err << "fairqctl dead requeue: give a job id or --tenant, not both\n";
+      err << "fairqctl dead requeue: give a job id or --tenant (one of "
+             "them)\n";
       return kExitUsage;
     }
     v1::RequeueDeadLettersRequest request;
@@ -286,8 +292,9 @@ class DeadCommand final : public RpcCommand {
       request.mutable_filter()->set_pool(pool_);
     }
     // The broker moves a filter's matches a call's worth at a time, each
-    // call going on after the last id the one before took; a call that moved
-    // none would not make the next one move any.
+    // call going on after the last id the one before read. A call may move
+    // none of a page (another requeue took them first) and still go on; it
+    // stops when there is no more, or when the last id stands still.
     v1::RequeueDeadLettersResponse total;
     bool again = false;
     do {
@@ -304,14 +311,19 @@ class DeadCommand final : public RpcCommand {
       }
       total.set_requeued(total.requeued() + response.requeued());
       total.set_more(response.more());
-      again = response.more() && response.requeued() > 0;
+      uint64_t after = request.filter().after_job_id();
+      again = response.more() && response.last_job_id() > after;
       request.mutable_filter()->set_after_job_id(response.last_job_id());
     } while (again);
-    return Print(total, out, [&](std::ostream& o) {
-      o << "requeued " << total.requeued();
-      if (total.more()) o << " (more remain, but the last call moved none)";
-      o << "\n";
+    int printed = Print(total, out, [&](std::ostream& o) {
+      o << "requeued " << total.requeued() << "\n";
     });
+    if (total.more()) {
+      err << "fairqctl dead requeue: more remain, but the broker's answers "
+             "stopped advancing\n";
+      return kExitFailure;
+    }
+    return printed;
   }
 
   CLI::App* list_ = nullptr;

@@ -6,7 +6,10 @@
 #define FAIRQ_CLIENT_FAIRQCTL_COMMAND_H_
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
 #include <ostream>
+#include <string>
 
 namespace fairq::ctl {
 
@@ -14,6 +17,23 @@ namespace fairq::ctl {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // the work itself failed
 inline constexpr int kExitUsage = 2;    // bad flags or bad input files
+
+// A number that is finite: CLI11's Range lets "nan" through, since every
+// comparison with NaN is false, and a NaN or a huge value cast to an
+// integer is undefined. Use before a Range.
+inline CLI::Validator Finite() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        double value = 0;
+        const char* end = input.data() + input.size();
+        auto [ptr, error] = std::from_chars(input.data(), end, value);
+        if (error != std::errc() || ptr != end || !std::isfinite(value)) {
+          return "expected a finite number, got " + input;
+        }
+        return "";
+      },
+      "FINITE");
+}
 
 class Command {
  public:

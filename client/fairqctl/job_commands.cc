@@ -1,5 +1,7 @@
 #include "fairqctl/job_commands.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -50,12 +52,19 @@ class EnqueueCommand final : public RpcCommand {
     sub->add_option("--tenant", spec_tenant_, "tenant")->required();
     sub->add_option("--pool", pool_, "worker pool (default: default)");
     sub->add_option("--priority", priority_, "-1000..1000, higher first");
-    sub->add_option("--cost", cost_, "estimated worker-seconds");
-    sub->add_option("--payload", payload_, "payload text");
-    sub->add_option("--payload-file", payload_file_, "read the payload from a file")
-        ->check(CLI::ExistingFile);
+    sub->add_option("--cost", cost_, "estimated worker-seconds (0-1e9)")
+        ->check(Finite())
+        ->check(CLI::Range(0.0, 1e9));
+    CLI::Option* text = sub->add_option("--payload", payload_, "payload text");
+    sub->add_option("--payload-file", payload_file_,
+                    "read the payload from a file")
+        ->check(CLI::ExistingFile)
+        ->excludes(text);
     sub->add_option("--key", key_, "idempotency key");
-    sub->add_option("--delay", delay_, "seconds before it may run");
+    sub->add_option("--delay", delay_,
+                    "seconds before it may run (0-31536000, 365 days)")
+        ->check(Finite())
+        ->check(CLI::Range(0.0, 365.0 * 86400));
     sub->add_option("--max-attempts", max_attempts_, "attempts before DEAD");
     sub->add_option("--label", labels_, "key=value, repeatable");
     AddConnectionFlags(sub);
@@ -87,7 +96,11 @@ class EnqueueCommand final : public RpcCommand {
     if (!payload_file_.empty()) {
       std::ifstream file(payload_file_, std::ios::binary);
       std::stringstream bytes;
-      bytes << file.rdbuf();
+      if (!file || !(bytes << file.rdbuf()) || file.bad()) {
+        err << "fairqctl enqueue: --payload-file: cannot read " << payload_file_
+            << ": " << std::strerror(errno) << "\n";
+        return kExitUsage;
+      }
       spec->set_payload(bytes.str());
     }
     spec->set_idempotency_key(key_);

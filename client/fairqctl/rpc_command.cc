@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 
 #include "base/code_name.h"
@@ -41,8 +42,10 @@ void RpcCommand::AddConnectionFlags(CLI::App* sub) {
   sub->add_option("--server", server_,
                   "fairqd address (default $FAIRQ_SERVER or 127.0.0.1:7070)");
   sub->add_flag("--json", json_, "print JSON instead of a table");
-  sub->add_option("--timeout", timeout_seconds_, "seconds to wait for fairqd")
-      ->check(CLI::PositiveNumber);
+  sub->add_option("--timeout", timeout_seconds_,
+                  "seconds to wait for fairqd (0.001-86400)")
+      ->check(Finite())
+      ->check(CLI::Range(0.001, 86400.0));
 }
 
 std::shared_ptr<grpc::Channel> RpcCommand::Channel() {
@@ -78,7 +81,16 @@ int RpcCommand::Print(const google::protobuf::Message& message,
   std::string text;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(message, &text, options);
+  // A count of 0 or a false flag is printed, not left out: scripts read
+  // the keys they expect.
+  options.always_print_primitive_fields = true;
+  auto printed =
+      google::protobuf::util::MessageToJsonString(message, &text, options);
+  if (!printed.ok()) {
+    std::cerr << "fairqctl " << name()
+              << ": cannot print JSON: " << printed.ToString() << "\n";
+    return kExitFailure;
+  }
   out << text << "\n";
   return kExitOk;
 }

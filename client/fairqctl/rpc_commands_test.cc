@@ -76,6 +76,9 @@ TEST_F(FairqctlTest, StatsShowsDepthPerTenant) {
             std::string::npos)
       << stats.output;
   EXPECT_NE(stats.output.find("\"scheduled\":\"1\""), std::string::npos);
+  // Zeros are printed, not left out: scripts read the keys they expect.
+  EXPECT_NE(stats.output.find("\"leased\":\"0\""), std::string::npos)
+      << stats.output;
   EXPECT_NE(Run("stats --tenant beta").output.find("beta"), std::string::npos);
 }
 
@@ -103,6 +106,27 @@ TEST_F(FairqctlTest, ErrorsAreInPlainWordsWithNonZeroExit) {
   Result cap = Run("tenants set acme --cap 150%");
   EXPECT_EQ(cap.exit_code, 2);
   EXPECT_NE(cap.output.find("--cap"), std::string::npos) << cap.output;
+}
+
+// Flags out of range fail the parse (exit 2) before any call: CLI11's own
+// Range lets "nan" through, and a NaN or huge value cast to an integer
+// deadline or delay is undefined.
+TEST(FairqctlNoServerTest, OutOfRangeFlagsAreUsageErrors) {
+  for (const char* args :
+       {"stats --timeout nan", "stats --timeout 1e300", "stats --timeout 0",
+        "enqueue --tenant a --cost nan", "enqueue --tenant a --cost -3",
+        "enqueue --tenant a --delay -5", "enqueue --tenant a --delay inf",
+        "dead list --limit 0", "dead list --limit 5000",
+        "dead requeue 42 --pool gpu"}) {
+    Result result = testing::RunCommand(std::string(FAIRQCTL_PATH) + " " +
+                                        args + " --server 127.0.0.1:1 2>&1");
+    EXPECT_EQ(result.exit_code, 2) << args << ": " << result.output;
+  }
+  // Both payload flags: one would silently win. (Any existing file will do.)
+  Result both = testing::RunCommand(
+      std::string(FAIRQCTL_PATH) + " enqueue --tenant a --payload x " +
+      "--payload-file " + FAIRQCTL_PATH + " --server 127.0.0.1:1 2>&1");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
 }
 
 TEST(FairqctlNoServerTest, UnreachableServerIsUnavailable) {
