@@ -33,10 +33,18 @@ RUNTIME_PACKAGES=(
 )
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build="${FAIRQ_BUILD_DIR:-$root/build}"
+# Absolute: `run` changes to the checkout before it starts fairqd.
+build=$(realpath -m "${FAIRQ_BUILD_DIR:-$root/build}")
 
 as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null; then
+    sudo "$@"
+  else
+    echo "$0: installing packages needs root: run as root or install sudo" >&2
+    exit 1
+  fi
 }
 
 install_deps() {
@@ -75,7 +83,8 @@ case "${1:-}" in
   test)
     install_deps "${PACKAGES[@]}"
     build_all
-    ctest --test-dir "$build" --parallel "$(nproc)" --output-on-failure
+    ctest --test-dir "$build" --parallel "$(nproc)" --output-on-failure \
+      --no-tests=error
     ;;
   *)
     echo "usage: $0 run|test|deps|runtime-deps" >&2
