@@ -15,11 +15,13 @@ constexpr size_t kMaxItems = 1000;  // per Complete or Fail call (the API's)
 }  // namespace
 
 Reporter::Reporter(grpc::Channel* channel, v1::Worker::Stub* stub,
-                   const WorkerOptions* options, Counters* counters)
+                   const WorkerOptions* options, Counters* counters,
+                   Reported reported)
     : channel_(channel),
       stub_(stub),
       options_(options),
       counters_(counters),
+      reported_(std::move(reported)),
       thread_([this] {
         worker_of_this_thread = options_;
         Loop();
@@ -34,13 +36,13 @@ Reporter::~Reporter() {
   thread_.join();
 }
 
-void Reporter::Report(const RunningJob& job, Kind kind, std::string_view error,
+void Reporter::Report(std::shared_ptr<RunningJob> job, Kind kind,
+                      std::string_view error,
                       std::chrono::nanoseconds runtime) {
   std::string text = ErrorText(error);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(
-        Item{kind, job.context.id(), job.token, std::move(text), runtime});
+    queue_.push_back(Item{kind, std::move(job), std::move(text), runtime});
   }
   queued_.notify_one();
 }
@@ -77,8 +79,8 @@ void Reporter::SendCompletions(const std::vector<const Item*>& items) {
   v1::CompleteRequest request;
   for (const Item* item : items) {
     v1::Completion* done = request.add_completions();
-    done->set_job_id(item->job_id);
-    done->set_lease_token(item->token);
+    done->set_job_id(item->job->context.id());
+    done->set_lease_token(item->job->token);
     *done->mutable_runtime() = ToDuration(item->runtime);
   }
   v1::AckResponse response;
@@ -95,8 +97,8 @@ void Reporter::SendFailures(const std::vector<const Item*>& items) {
   v1::FailRequest request;
   for (const Item* item : items) {
     v1::Failure* failure = request.add_failures();
-    failure->set_job_id(item->job_id);
-    failure->set_lease_token(item->token);
+    failure->set_job_id(item->job->context.id());
+    failure->set_lease_token(item->job->token);
     failure->set_error(item->error);
     failure->set_retryable(item->kind != Kind::kFail);
     *failure->mutable_runtime() = ToDuration(item->runtime);
@@ -113,6 +115,9 @@ void Reporter::SendFailures(const std::vector<const Item*>& items) {
 
 void Reporter::Tally(const std::vector<const Item*>& items,
                      const Status& status, const v1::AckResponse& response) {
+  for (const Item* item : items) {
+    if (reported_) reported_(item->job.get());
+  }
   for (size_t i = 0; i < items.size(); ++i) {
     Status result = status;
     if (result.ok()) {
@@ -123,9 +128,10 @@ void Reporter::Tally(const std::vector<const Item*>& items,
     if (!result.ok()) {
       ++counters_->report_errors;
       ReportError(*options_,
-                  Status(result.code(), "reporting job " +
-                                            std::to_string(items[i]->job_id) +
-                                            ": " + result.message()));
+                  Status(result.code(),
+                         "reporting job " +
+                             std::to_string(items[i]->job->context.id()) +
+                             ": " + result.message()));
       continue;
     }
     switch (items[i]->kind) {

@@ -1,7 +1,10 @@
 // Reporter: one thread that tells the broker how attempts ended. Reports
 // queue up while a call is in flight and go together in the next Complete
 // and Fail calls (at most 1,000 items each), retried on UNAVAILABLE and
-// RESOURCE_EXHAUSTED.
+// RESOURCE_EXHAUSTED. Once a job's report is acknowledged (or given up on),
+// `reported` hears of it, on the reporter's thread: the worker beats a
+// job's lease until then, so a report held up by a slow broker does not
+// let the lease lapse and the job run again.
 //
 // Thread-safe. The destructor sends everything queued, then stops.
 #ifndef FAIRQ_CLIENT_SDK_REPORTER_H_
@@ -10,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -25,21 +29,23 @@ class Reporter {
  public:
   enum class Kind { kSuccess, kRetry, kFail, kGiveBack };
 
+  using Reported = std::function<void(const RunningJob* job)>;
+
   // The pointers must outlive this; `stub` talks over `channel`.
   Reporter(grpc::Channel* channel, v1::Worker::Stub* stub,
-           const WorkerOptions* options, Counters* counters);
+           const WorkerOptions* options, Counters* counters, Reported reported);
   ~Reporter();
 
   // kGiveBack is reported as a retryable failure. `error` goes as
-  // ErrorText makes it.
-  void Report(const RunningJob& job, Kind kind, std::string_view error,
-              std::chrono::nanoseconds runtime);
+  // ErrorText makes it. The job is kept (its address is the heartbeater's
+  // key) until `reported` has run.
+  void Report(std::shared_ptr<RunningJob> job, Kind kind,
+              std::string_view error, std::chrono::nanoseconds runtime);
 
  private:
   struct Item {
     Kind kind;
-    uint64_t job_id;
-    uint64_t token;
+    std::shared_ptr<RunningJob> job;
     std::string error;
     std::chrono::nanoseconds runtime;
   };
@@ -57,6 +63,7 @@ class Reporter {
   v1::Worker::Stub* const stub_;
   const WorkerOptions* const options_;
   Counters* const counters_;
+  const Reported reported_;
 
   std::mutex mu_;
   std::condition_variable queued_;

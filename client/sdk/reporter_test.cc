@@ -36,9 +36,13 @@ class ReporterTest : public ::testing::Test {
   // Reports `job` as `kind` with `error`, and returns once it is
   // acknowledged or given up on (the Reporter's destructor sends what is
   // queued).
-  void ReportOne(const RunningJob& job, Reporter::Kind kind,
+  void ReportOne(const std::shared_ptr<RunningJob>& job, Reporter::Kind kind,
                  const std::string& error) {
-    Reporter reporter(channel_.get(), stub_.get(), &options_, &counters_);
+    Reporter reporter(channel_.get(), stub_.get(), &options_, &counters_,
+                      [this](const RunningJob* reported) {
+                        std::lock_guard<std::mutex> lock(mu_);
+                        reported_.push_back(reported->context.id());
+                      });
     reporter.Report(job, kind, error, std::chrono::nanoseconds(0));
   }
 
@@ -49,40 +53,44 @@ class ReporterTest : public ::testing::Test {
   Counters counters_;
   std::mutex mu_;
   std::vector<std::string> errors_;  // from on_error
+  std::vector<uint64_t> reported_;   // jobs `reported` was told of
 };
 
-RunningJob Job(uint64_t id) {
+std::shared_ptr<RunningJob> Job(uint64_t id) {
   LeasedJobInfo info;
   info.id = id;
-  return RunningJob(info, /*lease_token=*/id, milliseconds(1000));
+  return std::make_shared<RunningJob>(info, /*lease_token=*/id,
+                                      milliseconds(1000));
 }
 
 TEST_F(ReporterTest, ACompletionRefusedForAFullQueueIsSentAgain) {
   Serve(/*refusals=*/2);
-  RunningJob a = Job(7);
+  std::shared_ptr<RunningJob> a = Job(7);
   ReportOne(a, Reporter::Kind::kSuccess, "");
   EXPECT_EQ(broker_->acks(), 3);
   EXPECT_EQ(broker_->completed(), (std::vector<uint64_t>{7}));
   EXPECT_EQ(counters_.succeeded.load(), 1u);
   EXPECT_EQ(counters_.report_errors.load(), 0u);
   EXPECT_TRUE(errors_.empty());
+  EXPECT_EQ(reported_, (std::vector<uint64_t>{7}));  // once, when acknowledged
 }
 
 TEST_F(ReporterTest, RefusalsPastTheRetryBudgetAreCountedAndReported) {
   Serve(/*refusals=*/100);
-  RunningJob a = Job(7);
+  std::shared_ptr<RunningJob> a = Job(7);
   ReportOne(a, Reporter::Kind::kRetry, "busy");
   EXPECT_EQ(broker_->acks(), 5);  // retry.max_attempts
   EXPECT_EQ(counters_.report_errors.load(), 1u);
   ASSERT_EQ(errors_.size(), 1u);
   EXPECT_NE(errors_[0].find("RESOURCE_EXHAUSTED"), std::string::npos)
       << errors_[0];
+  EXPECT_EQ(reported_, (std::vector<uint64_t>{7}));  // given up on: done too
 }
 
 // A handler's error text goes out as the broker takes it (ErrorText).
 TEST_F(ReporterTest, FailuresCarryTheirErrorMadeFit) {
   Serve(/*refusals=*/0);
-  RunningJob a = Job(7);
+  std::shared_ptr<RunningJob> a = Job(7);
   ReportOne(a, Reporter::Kind::kFail, "bad \xFF byte");
   ASSERT_EQ(broker_->errors().size(), 1u);
   EXPECT_EQ(broker_->errors()[0], ErrorText("bad \xFF byte"));

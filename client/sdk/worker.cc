@@ -134,7 +134,7 @@ class WorkerImpl final : public Worker {
   // Calls the handler and reports its outcome.
   void RunHandler(const std::shared_ptr<RunningJob>& job);
   Outcome CallHandler(JobContext& context);
-  void GiveBack(RunningJob& job, const std::string& why);
+  void GiveBack(const std::shared_ptr<RunningJob>& job, const std::string& why);
   // Stops leasing and tells running handlers; safe from any thread.
   void BeginStop();
   // BeginStop, then the joins; never on the worker's own threads.
@@ -178,8 +178,10 @@ Status WorkerImpl::Start(Handler handler) {
   }
   started_ = true;
   handler_ = std::move(handler);
-  reporter_ = std::make_unique<Reporter>(channel_.get(), stub_.get(),
-                                         &options_, &counters_);
+  // A job's heartbeats go on until its report is acknowledged.
+  reporter_ = std::make_unique<Reporter>(
+      channel_.get(), stub_.get(), &options_, &counters_,
+      [this](const RunningJob* job) { heartbeater_->Remove(job); });
   heartbeater_ = std::make_unique<internal::Heartbeater>(stub_.get(), &options_,
                                                          &counters_);
   for (uint32_t i = 0; i < options_.slots; ++i) {
@@ -288,8 +290,8 @@ void WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
     // Stop() began while the reply was on its way. (No room cannot happen,
     // as max_jobs was at most room_; it is handled the same way.)
     if (stopping_ || room_ == 0) {
-      GiveBack(*job, stopping_ ? "worker stopping: job not started"
-                               : "worker: no free slot for the job");
+      GiveBack(job, stopping_ ? "worker stopping: job not started"
+                              : "worker: no free slot for the job");
       continue;
     }
     --room_;
@@ -338,15 +340,15 @@ void WorkerImpl::RunHandler(const std::shared_ptr<RunningJob>& job) {
   Clock::time_point start = Clock::now();
   Outcome outcome = CallHandler(job->context);
   std::chrono::nanoseconds runtime = Clock::now() - start;
-  heartbeater_->Remove(job.get());
-  if (job->Settle()) {
-    Reporter::Kind kind = outcome.kind() == Outcome::Kind::kSuccess
-                              ? Reporter::Kind::kSuccess
-                          : outcome.kind() == Outcome::Kind::kRetry
-                              ? Reporter::Kind::kRetry
-                              : Reporter::Kind::kFail;
-    reporter_->Report(*job, kind, outcome.error(), runtime);
+  if (!job->Settle()) {  // lost, or given back at the stop deadline
+    heartbeater_->Remove(job.get());
+    return;
   }
+  Reporter::Kind kind =
+      outcome.kind() == Outcome::Kind::kSuccess ? Reporter::Kind::kSuccess
+      : outcome.kind() == Outcome::Kind::kRetry ? Reporter::Kind::kRetry
+                                                : Reporter::Kind::kFail;
+  reporter_->Report(job, kind, outcome.error(), runtime);
 }
 
 Outcome WorkerImpl::CallHandler(JobContext& context) {
@@ -360,10 +362,11 @@ Outcome WorkerImpl::CallHandler(JobContext& context) {
   }
 }
 
-void WorkerImpl::GiveBack(RunningJob& job, const std::string& why) {
-  if (!job.Settle()) return;
+void WorkerImpl::GiveBack(const std::shared_ptr<RunningJob>& job,
+                          const std::string& why) {
+  if (!job->Settle()) return;
   ++counters_.given_back;
-  job.context.Cancel();
+  job->context.Cancel();
   reporter_->Report(job, Reporter::Kind::kGiveBack, why, {});
 }
 
@@ -380,14 +383,15 @@ void WorkerImpl::BeginStop() {
 }
 
 // The order matters: no new leases, then the jobs held finish (or are given
-// back at the deadline), and only then the reports go out.
+// back at the deadline), and only then the reports go out, with the
+// heartbeats going on until they are acknowledged.
 void WorkerImpl::DoStop() {
   BeginStop();
   if (lease_thread_.joinable()) lease_thread_.join();
   WaitForHandlers();
   for (std::thread& slot : slot_threads_) slot.join();
+  reporter_.reset();  // sends what is queued, beating until acknowledged
   heartbeater_.reset();
-  reporter_.reset();  // sends what is queued
 }
 
 void WorkerImpl::WaitForHandlers() {
@@ -401,14 +405,14 @@ void WorkerImpl::WaitForHandlers() {
   // Emptied under the lock, so no slot starts one of these.
   for (const auto& job : ready_) {
     heartbeater_->Remove(job.get());
-    GiveBack(*job, "worker stopping: job not started");
+    GiveBack(job, "worker stopping: job not started");
   }
   room_ += static_cast<uint32_t>(ready_.size());
   ready_.clear();
   for (const auto& job : running_) {
     heartbeater_->Remove(job.get());
-    GiveBack(*job, "worker stopped: handler still running after " +
-                       std::to_string(options_.stop_timeout.count()) + " ms");
+    GiveBack(job, "worker stopped: handler still running after " +
+                      std::to_string(options_.stop_timeout.count()) + " ms");
   }
 }
 

@@ -709,6 +709,30 @@ TEST(WorkerHeartbeatTest, AHeartbeatThatTimesOutIsFollowedAtOnce) {
   EXPECT_LT(beats[3] - beats[0], 3 * kInterval * 3 / 2);
 }
 
+// A job's lease is beaten until its report is acknowledged, not only while
+// its handler runs: the stand-in broker refuses the Complete four times
+// (a full command queue), and the reporter's backoff between the tries
+// (at least 0.8 x (100 + 200 + 400 + 800) ms) outlasts several 300 ms
+// intervals. Before, the beats stopped as the handler returned, and a
+// report held up that long let the lease lapse and the job run again.
+TEST(WorkerHeartbeatTest, BeatsGoOnUntilTheReportIsAcknowledged) {
+  testing::StandInBroker broker(/*refusals=*/4);
+  ASSERT_FALSE(broker.address().empty());
+  broker.Offer(StandInJob(1));
+  WorkerOptions options;
+  options.heartbeat_interval = milliseconds(300);
+  auto worker = Worker::Create(broker.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  ASSERT_TRUE(
+      (*worker)->Start([](JobContext&) { return Outcome::Success(); }).ok());
+  std::vector<testing::StandInBroker::Clock::time_point> beats =
+      broker.WaitForHeartbeats(1, kBound);
+  (*worker)->Stop();
+  EXPECT_EQ(beats.size(), 1u);
+  EXPECT_EQ(broker.completed(), std::vector<uint64_t>{1});
+  EXPECT_EQ((*worker)->stats().succeeded, 1u);
+}
+
 // The worker's end cancels a heartbeat in flight (one the broker holds)
 // rather than waiting out its deadline (the 3 s interval), and waits for
 // gRPC's answer to the cancel.
