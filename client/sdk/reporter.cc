@@ -115,9 +115,6 @@ void Reporter::SendFailures(const std::vector<const Item*>& items) {
 
 void Reporter::Tally(const std::vector<const Item*>& items,
                      const Status& status, const v1::AckResponse& response) {
-  for (const Item* item : items) {
-    if (reported_) reported_(item->job.get());
-  }
   for (size_t i = 0; i < items.size(); ++i) {
     Status result = status;
     if (result.ok()) {
@@ -147,6 +144,10 @@ void Reporter::Tally(const std::vector<const Item*>& items,
       case Kind::kGiveBack:
         break;  // counted when given back
     }
+  }
+  // After the counts, so that a worker whose beats stopped sees them.
+  for (const Item* item : items) {
+    if (reported_) reported_(item->job.get());
   }
 }
 

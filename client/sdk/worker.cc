@@ -403,14 +403,13 @@ void WorkerImpl::WaitForHandlers() {
     return;
   }
   // Emptied under the lock, so no slot starts one of these.
+  // Their beats go on until the give-backs are acknowledged (Reporter).
   for (const auto& job : ready_) {
-    heartbeater_->Remove(job.get());
     GiveBack(job, "worker stopping: job not started");
   }
   room_ += static_cast<uint32_t>(ready_.size());
   ready_.clear();
   for (const auto& job : running_) {
-    heartbeater_->Remove(job.get());
     GiveBack(job, "worker stopped: handler still running after " +
                       std::to_string(options_.stop_timeout.count()) + " ms");
   }

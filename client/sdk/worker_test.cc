@@ -48,19 +48,6 @@ v1::LeasedJob StandInJob(uint64_t id) {
   return job;
 }
 
-// A worker on `broker` whose handler succeeds at once; null, with a failed
-// expectation, if it could not be made or started.
-std::unique_ptr<Worker> StartSucceeding(const testing::StandInBroker& broker,
-                                        const WorkerOptions& options) {
-  auto worker = Worker::Create(broker.address(), options);
-  EXPECT_TRUE(worker.ok()) << worker.status().ToString();
-  if (!worker.ok()) return nullptr;
-  Status started =
-      (*worker)->Start([](JobContext&) { return Outcome::Success(); });
-  EXPECT_TRUE(started.ok()) << started.ToString();
-  return started.ok() ? std::move(*worker) : nullptr;
-}
-
 // Starts `worker` with a handler that holds each job until `release` is
 // set (at most kBound), then succeeds.
 ::testing::AssertionResult StartHolding(Worker& worker,
@@ -609,11 +596,13 @@ TEST(WorkerPauseTest, AnIdleWorkerAnsweredAtOncePausesBetweenLeases) {
     options.lease_wait = wait;
     options.retry.initial_backoff = milliseconds(0);  // the floor applies
     options.retry.max_backoff = milliseconds(0);
-    std::unique_ptr<Worker> worker = StartSucceeding(broker, options);
-    ASSERT_NE(worker, nullptr);
+    auto worker = Worker::Create(broker.address(), options);
+    ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+    ASSERT_TRUE(
+        (*worker)->Start([](JobContext&) { return Outcome::Success(); }).ok());
     std::vector<testing::StandInBroker::Clock::time_point> leases =
         broker.WaitForLeases(3, kBound);
-    worker->Stop();
+    (*worker)->Stop();
     ASSERT_GE(leases.size(), 3u);
     EXPECT_GE(leases[2] - leases[0], milliseconds(200));
   }
@@ -732,14 +721,23 @@ TEST(WorkerHeartbeatTest, BeatsGoOnUntilTheReportIsAcknowledged) {
   broker.Offer(StandInJob(1));
   WorkerOptions options;
   options.heartbeat_interval = milliseconds(300);
-  std::unique_ptr<Worker> worker = StartSucceeding(broker, options);
-  ASSERT_NE(worker, nullptr);
+  auto worker = Worker::Create(broker.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<testing::StandInBroker::Clock::time_point> returned;
+  ASSERT_TRUE((*worker)
+                  ->Start([&](JobContext&) {
+                    returned.set_value(testing::StandInBroker::Clock::now());
+                    return Outcome::Success();
+                  })
+                  .ok());
   std::vector<testing::StandInBroker::Clock::time_point> beats =
       broker.WaitForHeartbeats(1, kBound);
-  worker->Stop();
-  EXPECT_EQ(beats.size(), 1u);
+  (*worker)->Stop();
+  ASSERT_EQ(beats.size(), 1u);
+  // Sent after the handler returned, while the report waited.
+  EXPECT_GT(beats[0], returned.get_future().get());
   EXPECT_EQ(broker.completed(), std::vector<uint64_t>{1});
-  EXPECT_EQ(worker->stats().succeeded, 1u);
+  EXPECT_EQ((*worker)->stats().succeeded, 1u);
 }
 
 // The worker's end cancels a heartbeat in flight (one the broker holds)

@@ -74,7 +74,8 @@ struct WorkerStats {
   uint64_t failed = 0;       // reported with Fail(not retryable)
   uint64_t given_back = 0;   // not run, or cut off by Stop()
   uint64_t lost_leases = 0;  // a heartbeat found the lease gone
-  uint64_t heartbeats = 0;   // acknowledged
+  uint64_t heartbeats = 0;   // acknowledged (beats go on until a job's
+                             // report is acknowledged)
   uint64_t report_errors = 0;  // Complete/Fail items the broker refused
 };
 
