@@ -72,15 +72,21 @@ class BrokerTest : public ::testing::Test {
     Turn1(nullptr);
   }
 
-  uint64_t Enqueue(v1::JobSpec spec) {
+  // One job's Enqueue in a turn of its own: its result.
+  v1::EnqueueResult EnqueueResultOf(const v1::JobSpec& spec) {
     v1::EnqueueBatchResponse response;
     std::optional<Status> done;
     Command command = EnqueueCommand{{&spec}, &response,
                                       [&](const Status& s) { done = s; }};
     Turn1(&command);
     EXPECT_TRUE(done && done->ok());
-    EXPECT_EQ(response.results(0).code(), 0) << response.results(0).message();
-    return response.results(0).job_id();
+    return response.results_size() > 0 ? response.results(0)
+                                       : v1::EnqueueResult();
+  }
+  uint64_t Enqueue(const v1::JobSpec& spec) {
+    v1::EnqueueResult result = EnqueueResultOf(spec);
+    EXPECT_EQ(result.code(), 0) << result.message();
+    return result.job_id();
   }
   // One job of `tenant` that the test expects refused: its result.
   v1::EnqueueResult EnqueueRefused(const std::string& tenant,
@@ -88,10 +94,7 @@ class BrokerTest : public ::testing::Test {
     v1::JobSpec spec;
     spec.set_tenant(tenant);
     spec.set_pool(pool);
-    v1::EnqueueBatchResponse response;
-    Command command = EnqueueCommand{{&spec}, &response, [](const Status&) {}};
-    Turn1(&command);
-    return response.results(0);
+    return EnqueueResultOf(spec);
   }
   uint64_t Enqueue(const std::string& tenant) {
     v1::JobSpec spec;
@@ -728,7 +731,9 @@ TEST_F(BrokerTest, TenantsAndPoolsStopAtTheirLimits) {
   EXPECT_TRUE(set->ok()) << set->ToString();  // changing one is not making one
   Command reload = SetTenantCommand{&f, &out, [&](const Status& s) { set = s; },
                                     /*from_config=*/true};
+  set.reset();
   Turn1(&reload);
+  ASSERT_TRUE(set.has_value());
   EXPECT_TRUE(set->ok()) << set->ToString();
   config_.max_tenants = 1;
   Reopen();
