@@ -34,12 +34,7 @@ class BacklogScenario final : public Scenario {
     sub->add_option("--tenants", tenants_, "tenants the backlog is spread over")
         ->capture_default_str()
         ->check(CLI::Range(1, 100'000));
-    sub->add_option("--workers", workers_, "worker threads")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 256));
-    sub->add_option("--slots", slots_, "worker slots in total")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 100'000));
+    drain_flags_.AddFlags(sub);
     sub->add_option("--warmup", warmup_, "seconds before measuring")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 600.0));
@@ -64,8 +59,7 @@ class BacklogScenario final : public Scenario {
     Report report("backlog");
     bench_.Describe(report);
     report.Fact("tenants", static_cast<int64_t>(tenants_));
-    report.Fact("workers", static_cast<int64_t>(workers_));
-    report.Fact("slots", static_cast<int64_t>(slots_));
+    drain_flags_.Describe(report);
     report.Fact("method",
                 "level held: each Complete is followed by an "
                 "EnqueueBatch of as many jobs");
@@ -92,10 +86,7 @@ class BacklogScenario final : public Scenario {
  private:
   // Runs the workers for warmup + duration and adds the rate to `row`.
   Status Measure(Row& row, double& first_rate) {
-    DrainOptions options;
-    options.workers = workers_;
-    options.slots_per_worker =
-        static_cast<uint32_t>(std::max<size_t>(1, slots_ / workers_));
+    DrainOptions options = drain_flags_.Options();
     options.max_seconds = warmup_ + duration_ + 2 * bench_.rpc_timeout();
     std::atomic<uint64_t> refill_tag{next_tag_};
     options.after_complete = [&](size_t w, size_t completed) {
@@ -154,8 +145,7 @@ class BacklogScenario final : public Scenario {
   BenchContext bench_;
   std::vector<uint64_t> levels_{1000, 2'000'000};
   size_t tenants_ = 100;
-  size_t workers_ = 4;
-  size_t slots_ = 400;
+  DrainFlags drain_flags_;
   double warmup_ = 1;
   double duration_ = 5;
   size_t fill_producers_ = 4;

@@ -72,6 +72,13 @@ TEST_F(BenchSmokeTest, Cycle) {
   ExpectJson("cycle", args);
 }
 
+// Exit 0 means every job was completed, here from the workers' Completers.
+TEST_F(BenchSmokeTest, CycleWithBackgroundReports) {
+  ExpectJson("cycle",
+             "--jobs 200 --tenants 3 --workers 2 --slots 20 "
+             "--reports background");
+}
+
 TEST_F(BenchSmokeTest, Latency) {
   const std::string args = "--rate 200 --duration 0.3 --workers 2";
   ExpectTable("latency", args);
@@ -98,6 +105,12 @@ TEST_F(BenchSmokeTest, Backlog) {
       "--duration 0.2";
   ExpectTable("backlog", args);
   ExpectJson("backlog", args);
+}
+
+TEST_F(BenchSmokeTest, BacklogWithBackgroundReports) {
+  ExpectJson("backlog",
+             "--levels 100,500 --tenants 5 --workers 2 --slots 20 "
+             "--warmup 0.1 --duration 0.2 --reports background");
 }
 
 // Fill, restart fairqd on the same data, wait for the backlog. The test's

@@ -5,9 +5,11 @@
 
 namespace fairq::bench {
 
-Completer::Completer(const BenchContext& bench, size_t channel)
+Completer::Completer(const BenchContext& bench, size_t channel,
+                     SentCallback sent)
     : bench_(bench),
       stub_(bench.Worker(channel)),
+      sent_(std::move(sent)),
       thread_([this] { Loop(); }) {}
 
 Completer::~Completer() { (void)Close(); }
@@ -21,6 +23,13 @@ void Completer::Add(uint64_t job_id, uint64_t token,
   *completion->mutable_runtime() =
       google::protobuf::util::TimeUtil::NanosecondsToDuration(runtime.count());
   queued_.notify_one();
+}
+
+void Completer::WaitAtMost(size_t count) {
+  std::unique_lock<std::mutex> lock(mu_);
+  drained_.wait(lock, [&] {
+    return in_call_ + static_cast<size_t>(pending_.completions_size()) <= count;
+  });
 }
 
 Status Completer::Close() {
@@ -57,9 +66,12 @@ void Completer::Loop() {
       }
       all->DeleteSubrange(0, static_cast<int>(kFillBatch));
     }
+    in_call_ = static_cast<size_t>(request.completions_size());
     lock.unlock();
     Send(request);
     lock.lock();
+    in_call_ = 0;
+    drained_.notify_all();
   }
 }
 
@@ -67,15 +79,22 @@ void Completer::Send(const v1::CompleteRequest& request) {
   grpc::ClientContext context;
   bench_.SetDeadline(context);
   v1::AckResponse response;
+  auto call = std::chrono::steady_clock::now();
   grpc::Status status = stub_->Complete(&context, request, &response);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!status.ok()) {
-    if (first_error_.ok()) first_error_ = FromGrpc(status, "Complete");
-    return;
+  double call_ms = MillisSince(call);
+  size_t accepted = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!status.ok()) {
+      if (first_error_.ok()) first_error_ = FromGrpc(status, "Complete");
+      return;
+    }
+    for (const v1::AckResult& result : response.results()) {
+      if (result.code() == 0) ++accepted;
+    }
+    completed_ += accepted;
   }
-  for (const v1::AckResult& result : response.results()) {
-    if (result.code() == 0) ++completed_;
-  }
+  if (sent_) sent_(accepted, call_ms);
 }
 
 }  // namespace fairq::bench

@@ -2,7 +2,7 @@
 // enqueued first (EnqueueBatch of 1,000 from --fill-producers threads,
 // round robin over --tenants tenants); then --slots worker slots, split over
 // --workers worker threads, drain it: each worker leases up to its share of
-// slots per call and completes them in one Complete call, doing no work.
+// slots per call and completes them (--reports) doing no work.
 // The figure is jobs drained per second, from the first Lease to the
 // Complete that finished the backlog.
 #include "bench/bench_context.h"
@@ -25,12 +25,7 @@ class CycleScenario final : public Scenario {
     sub->add_option("--tenants", tenants_, "tenants the backlog is spread over")
         ->capture_default_str()
         ->check(CLI::Range(1, 100'000));
-    sub->add_option("--workers", workers_, "worker threads")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 256));
-    sub->add_option("--slots", slots_, "worker slots in total (K)")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 100'000));
+    drain_flags_.AddFlags(sub);
     sub->add_option("--fill-producers", fill_producers_,
                     "threads filling the backlog")
         ->capture_default_str()
@@ -51,10 +46,7 @@ class CycleScenario final : public Scenario {
     if (!filled.ok()) return Fail("cycle", filled, err);
     double fill_seconds = SecondsSince(start);
 
-    DrainOptions options;
-    options.workers = workers_;
-    options.slots_per_worker =
-        static_cast<uint32_t>(std::max<size_t>(1, slots_ / workers_));
+    DrainOptions options = drain_flags_.Options();
     options.stop_after = jobs_;
     options.max_seconds = timeout_;
     DrainWorkers drain(bench_, options);
@@ -62,7 +54,7 @@ class CycleScenario final : public Scenario {
     if (!drained.ok()) return Fail("cycle", drained, err);
 
     Report report("cycle");
-    Describe(report, options);
+    Describe(report);
     report.AddRow({{"phase", "fill"},
                    {"jobs", static_cast<int64_t>(jobs_)},
                    {"seconds", fill_seconds},
@@ -74,12 +66,10 @@ class CycleScenario final : public Scenario {
   }
 
  private:
-  void Describe(Report& report, const DrainOptions& options) const {
+  void Describe(Report& report) const {
     bench_.Describe(report);
     report.Fact("tenants", static_cast<int64_t>(tenants_));
-    report.Fact("workers", static_cast<int64_t>(workers_));
-    report.Fact("slots_per_worker",
-                static_cast<int64_t>(options.slots_per_worker));
+    drain_flags_.Describe(report);
   }
 
   static Row DrainRow(const DrainWorkers& drain) {
@@ -101,8 +91,7 @@ class CycleScenario final : public Scenario {
   BenchContext bench_;
   uint64_t jobs_ = 100'000;
   size_t tenants_ = 10;
-  size_t workers_ = 4;
-  size_t slots_ = 400;
+  DrainFlags drain_flags_;
   size_t fill_producers_ = 4;
   double timeout_ = 300;
 };
