@@ -142,6 +142,13 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
       command);
 }
 
+void Broker::RunTurn(std::vector<Command>& commands, int64_t now_ms,
+                     Turn& turn) {
+  for (Command& command : commands) Handle(command, now_ms, turn);
+  RunTimers(now_ms, turn);
+  MatchWaiters(now_ms, turn);
+}
+
 void Broker::RunTimers(int64_t now_ms, Turn& turn) {
   ExpireLeases(now_ms, turn);
   PromoteScheduled(now_ms, turn);

@@ -55,14 +55,14 @@ class Broker {
   // configured tenants and pools that are new. REQUIRES: no commands yet.
   Status Restore(int64_t now_ms, Turn& turn);
 
+  // One dispatcher turn at `now_ms`: the commands in order, then the timers,
+  // then matching. The commands came in before now_ms was read, so a
+  // heartbeat or report that waited in the queue through a stall counts
+  // before its lease is lapsed.
+  void RunTurn(std::vector<Command>& commands, int64_t now_ms, Turn& turn);
   // Handles one command. Always either queues its reply on `turn` or runs
   // `done` (never both, never neither).
   void Handle(Command& command, int64_t now_ms, Turn& turn);
-  // Lapsed leases, due scheduled jobs, expired waits, idle workers; and
-  // compacts the job table, so call it between commands.
-  void RunTimers(int64_t now_ms, Turn& turn);
-  // Hands ready jobs to waiting Lease calls.
-  void MatchWaiters(int64_t now_ms, Turn& turn);
   // The next time RunTimers has work, if any.
   std::optional<int64_t> NextDeadline() const;
   // Answers every waiting Lease call with no jobs (shutdown).
@@ -215,7 +215,12 @@ class Broker {
   void HandleMetricsSnapshot(MetricsSnapshotCommand& c, int64_t now_ms);
   metrics::BrokerState MetricsState() const;
 
-  // broker_timers.cc
+  // broker.cc: lapsed leases, due scheduled jobs, expired waits, idle
+  // workers; and compacts the job table, so call it between commands.
+  void RunTimers(int64_t now_ms, Turn& turn);
+  // Hands ready jobs to waiting Lease calls.
+  void MatchWaiters(int64_t now_ms, Turn& turn);
+  // broker_ack.cc
   void ExpireLeases(int64_t now_ms, Turn& turn);
   void PromoteScheduled(int64_t now_ms, Turn& turn);
 

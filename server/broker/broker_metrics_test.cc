@@ -110,9 +110,9 @@ class BrokerMetricsTest : public ::testing::Test {
 
   void Run(Command command) {
     Turn turn(store_->NewBatch());
-    broker_->RunTimers(now_, turn);
-    broker_->Handle(command, now_, turn);
-    broker_->MatchWaiters(now_, turn);
+    std::vector<Command> commands;
+    commands.push_back(std::move(command));
+    broker_->RunTurn(commands, now_, turn);
     Commit(turn);
   }
 

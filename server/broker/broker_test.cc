@@ -58,12 +58,12 @@ class BrokerTest : public ::testing::Test {
     return status;
   }
 
-  // One dispatcher turn: timers, the command (if any), matching, commit.
+  // One dispatcher turn with the command (if any), then its commit.
   void Turn1(Command* command) {
     Turn turn(store_->NewBatch());
-    broker_->RunTimers(now_, turn);
-    if (command) broker_->Handle(*command, now_, turn);
-    broker_->MatchWaiters(now_, turn);
+    std::vector<Command> commands;
+    if (command) commands.push_back(std::move(*command));
+    broker_->RunTurn(commands, now_, turn);
     // A failed commit reaches the calls' Done, which the test inspects.
     (void)Commit(turn);
   }
@@ -330,6 +330,24 @@ TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   // Kept with the dead letter, so that filters need not read the job.
   EXPECT_EQ((*dead)->tenant(), "a");
   EXPECT_EQ((*dead)->pool(), "default");
+}
+
+// A heartbeat that waited in the dispatcher's queue through a stall is
+// handled in a turn that starts after its lease's deadline, before that
+// turn's timers: it keeps the lease.
+TEST_F(BrokerTest, AHeartbeatQueuedThroughAStallKeepsItsLease) {
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(1000);
+  uint64_t id = Enqueue(spec);
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  uint64_t token = lease->response.jobs(0).lease_token();
+  now_ += 1500;  // no turn in between
+  EXPECT_EQ(Heartbeat(id, token).code(), StatusCode::kOk);
+  Advance(900);  // within the extended lease
+  EXPECT_EQ(Stats("a").leased(), 1u);
+  EXPECT_EQ(CompleteCode(id, token), 0);
 }
 
 // A requeue built from a dead letter read before another requeue revived

@@ -66,8 +66,8 @@ void Dispatcher::Stop() {
 }
 
 // One turn: wake at the next timer deadline or when commands arrive, cache
-// what was read ahead, apply timers and commands in order, match waiting
-// workers, pass on the ranges to read ahead, hand on the writes.
+// what was read ahead, run the broker's turn (commands, timers, matching),
+// pass on the ranges to read ahead, hand on the writes.
 void Dispatcher::Loop() {
   std::vector<Command> commands;
   bool open = true;
@@ -86,9 +86,7 @@ void Dispatcher::Loop() {
     ReadAhead::Taken read = read_ahead_.Take();
     broker_->CacheReadAhead(std::move(read.records));
     for (IdRange range : read.unread) broker_->ReadAheadDropped(range);
-    broker_->RunTimers(now, turn);
-    for (Command& command : commands) broker_->Handle(command, now, turn);
-    broker_->MatchWaiters(now, turn);
+    broker_->RunTurn(commands, now, turn);
     if (!open) broker_->ReleaseWaiters(turn);
     bool reading = open;  // once the reader refuses, it is not asked again
     for (IdRange range : broker_->TakeReadAheadRequests()) {
