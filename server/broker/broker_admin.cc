@@ -134,7 +134,7 @@ void Broker::HandlePurge(PurgeTenantCommand& c, Turn& turn) {
   const std::string& pool = c.request->pool();
   if (!pool.empty() && !pool_ids_.contains(pool)) {
     Reply(turn, std::move(c.done),
-          InvalidArgument("pool: unknown pool \"" + pool + "\""));
+          NotFound("pool: unknown pool \"" + pool + "\""));
     return;
   }
   // One pass over the live jobs finds READY and SCHEDULED alike; a purge is
