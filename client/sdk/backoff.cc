@@ -47,8 +47,8 @@ namespace {
 
 bool Retryable(Code code, RetryOn retry_on) {
   return code == Code::kUnavailable ||
-         (code == Code::kResourceExhausted &&
-          retry_on == RetryOn::kUnavailableOrExhausted);
+         (retry_on == RetryOn::kReport && (code == Code::kResourceExhausted ||
+                                           code == Code::kDeadlineExceeded));
 }
 
 }  // namespace

@@ -38,10 +38,12 @@ using RetryWait = std::function<bool(const Status& failure, int attempt,
                                      std::chrono::milliseconds delay)>;
 
 // Which failures CallWithRetry repeats. A producer's RESOURCE_EXHAUSTED is
-// an admission quota, its caller's to handle; a worker's reports have no
-// caller to hand it to, and for them it means the broker's command queue
-// was full for a moment.
-enum class RetryOn { kUnavailable, kUnavailableOrExhausted };
+// an admission quota, its caller's to handle, and its DEADLINE_EXCEEDED may
+// have enqueued the job. A worker's reports have no caller to hand either
+// to: for them RESOURCE_EXHAUSTED means the broker's command queue was full
+// for a moment, and a report repeated after it landed is harmless (the
+// Reporter reads the broker's answer to the repeat).
+enum class RetryOn { kUnavailable, kReport };
 
 // Runs `attempt` until it returns a failure that `retry_on` does not name,
 // or options.max_attempts attempts were made; the last status is returned.

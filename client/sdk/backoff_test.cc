@@ -49,6 +49,25 @@ TEST(CallWithRetryTest, RetriesOnlyUnavailableAndStopsAtMaxAttempts) {
   EXPECT_EQ(calls, 1);
 }
 
+TEST(CallWithRetryTest, ReportsAlsoRetryExhaustedAndDeadlineExceeded) {
+  RetryOptions options{3, milliseconds(0), milliseconds(0), 0};
+  int calls = 0;
+  auto always = [&](Code code) {
+    calls = 0;
+    return CallWithRetry(
+        options, [&] { return ++calls, Status(code, "x"); },
+        [](const Status&, int, milliseconds) { return true; },
+        RetryOn::kReport);
+  };
+  for (Code code : {Code::kUnavailable, Code::kResourceExhausted,
+                    Code::kDeadlineExceeded}) {
+    EXPECT_EQ(always(code).code(), code);
+    EXPECT_EQ(calls, 3);
+  }
+  EXPECT_EQ(always(Code::kNotFound).code(), Code::kNotFound);
+  EXPECT_EQ(calls, 1);
+}
+
 TEST(CallWithRetryTest, SucceedsOnALaterAttemptAndReportsEachRetry) {
   RetryOptions options{5, milliseconds(10), milliseconds(10), 0};
   int calls = 0;
@@ -94,7 +113,7 @@ TEST(CallWithRetryTest, RetriesResourceExhaustedWhenAskedAfterItsRetryAfter) {
         }
         return Status();
       },
-      wait, RetryOn::kUnavailableOrExhausted);
+      wait, RetryOn::kReport);
   EXPECT_TRUE(status.ok());
   EXPECT_EQ(calls, 3);
   // The backoff's 10 ms, then the broker's longer retry_after.

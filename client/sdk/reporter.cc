@@ -12,6 +12,22 @@ namespace {
 
 constexpr size_t kMaxItems = 1000;  // per Complete or Fail call (the API's)
 
+// What the broker answers an item whose report of `kind` it already took:
+// a completed job, or one failed for good, is no longer live (NOT_FOUND); a
+// job failed to be retried is live with a new lease or none, so the old
+// token is stale (FAILED_PRECONDITION), or it has no attempts left and is
+// dead (NOT_FOUND).
+bool RepeatOfATakenReport(Reporter::Kind kind, Code code) {
+  if (code == Code::kNotFound) return true;
+  return code == Code::kFailedPrecondition &&
+         (kind == Reporter::Kind::kRetry || kind == Reporter::Kind::kGiveBack);
+}
+
+// Failures after which the call may still have been carried out.
+bool MayHaveLanded(Code code) {
+  return code == Code::kUnavailable || code == Code::kDeadlineExceeded;
+}
+
 }  // namespace
 
 Reporter::Reporter(grpc::Channel* channel, v1::Worker::Stub* stub,
@@ -84,13 +100,16 @@ void Reporter::SendCompletions(const std::vector<const Item*>& items) {
     *done->mutable_runtime() = ToDuration(item->runtime);
   }
   v1::AckResponse response;
-  Status status = WithRetry([&] {
-    grpc::ClientContext context;
-    context.set_deadline(DeadlineIn(options_->rpc_timeout));
-    response.Clear();
-    return FromGrpc(stub_->Complete(&context, request, &response), context);
-  });
-  Tally(items, status, response);
+  bool repeated = false;
+  Status status = WithRetry(
+      [&] {
+        grpc::ClientContext context;
+        context.set_deadline(DeadlineIn(options_->rpc_timeout));
+        response.Clear();
+        return FromGrpc(stub_->Complete(&context, request, &response), context);
+      },
+      repeated);
+  Tally(items, status, response, repeated);
 }
 
 void Reporter::SendFailures(const std::vector<const Item*>& items) {
@@ -104,23 +123,30 @@ void Reporter::SendFailures(const std::vector<const Item*>& items) {
     *failure->mutable_runtime() = ToDuration(item->runtime);
   }
   v1::AckResponse response;
-  Status status = WithRetry([&] {
-    grpc::ClientContext context;
-    context.set_deadline(DeadlineIn(options_->rpc_timeout));
-    response.Clear();
-    return FromGrpc(stub_->Fail(&context, request, &response), context);
-  });
-  Tally(items, status, response);
+  bool repeated = false;
+  Status status = WithRetry(
+      [&] {
+        grpc::ClientContext context;
+        context.set_deadline(DeadlineIn(options_->rpc_timeout));
+        response.Clear();
+        return FromGrpc(stub_->Fail(&context, request, &response), context);
+      },
+      repeated);
+  Tally(items, status, response, repeated);
 }
 
 void Reporter::Tally(const std::vector<const Item*>& items,
-                     const Status& status, const v1::AckResponse& response) {
+                     const Status& status, const v1::AckResponse& response,
+                     bool repeated) {
   for (size_t i = 0; i < items.size(); ++i) {
     Status result = status;
     if (result.ok()) {
       result = i < static_cast<size_t>(response.results_size())
                    ? FromAckResult(response.results(static_cast<int>(i)))
                    : Status(Code::kInternal, "no result for this item");
+      if (repeated && RepeatOfATakenReport(items[i]->kind, result.code())) {
+        result = Status();
+      }
     }
     if (!result.ok()) {
       ++counters_->report_errors;
@@ -151,16 +177,19 @@ void Reporter::Tally(const std::vector<const Item*>& items,
   }
 }
 
-Status Reporter::WithRetry(const std::function<Status()>& attempt) {
+Status Reporter::WithRetry(const std::function<Status()>& attempt,
+                           bool& repeated) {
   // Reports queued during the pause join the next call. A report given up
   // on lets its lease lapse, which costs the job an attempt and a rerun.
   return CallWithRetry(
       options_->retry, attempt,
-      [this](const Status&, int, std::chrono::milliseconds delay) {
+      [this, &repeated](const Status& failure, int,
+                        std::chrono::milliseconds delay) {
+        repeated = repeated || MayHaveLanded(failure.code());
         PauseReconnecting(*channel_, delay);
         return true;
       },
-      RetryOn::kUnavailableOrExhausted);
+      RetryOn::kReport);
 }
 
 }  // namespace fairq::client::internal

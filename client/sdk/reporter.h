@@ -1,10 +1,12 @@
 // Reporter: one thread that tells the broker how attempts ended. Reports
 // queue up while a call is in flight and go together in the next Complete
-// and Fail calls (at most 1,000 items each), retried on UNAVAILABLE and
-// RESOURCE_EXHAUSTED. Once a job's report is acknowledged (or given up on),
-// `reported` hears of it, on the reporter's thread: the worker beats a
-// job's lease until then, so a report held up by a slow broker does not
-// let the lease lapse and the job run again.
+// and Fail calls (at most 1,000 items each), retried on UNAVAILABLE,
+// RESOURCE_EXHAUSTED and DEADLINE_EXCEEDED. After a failure that may have
+// landed (UNAVAILABLE, DEADLINE_EXCEEDED), an item's answer that a repeat of
+// an acknowledged report gets counts as acknowledged. Once a job's report is
+// acknowledged (or given up on), `reported` hears of it, on the reporter's
+// thread: the worker beats a job's lease until then, so a report held up by a
+// slow broker does not let the lease lapse and the job run again.
 //
 // Thread-safe. The destructor sends everything queued, then stops.
 #ifndef FAIRQ_CLIENT_SDK_REPORTER_H_
@@ -54,10 +56,13 @@ class Reporter {
   void Send(const std::vector<Item>& items);
   void SendCompletions(const std::vector<const Item*>& items);
   void SendFailures(const std::vector<const Item*>& items);
-  // Counts each item's result; `status` is the call's.
+  // Counts each item's result; `status` is the call's. `repeated`: an
+  // earlier attempt of the call may have landed.
   void Tally(const std::vector<const Item*>& items, const Status& status,
-             const v1::AckResponse& response);
-  Status WithRetry(const std::function<Status()>& attempt);
+             const v1::AckResponse& response, bool repeated);
+  // Runs `attempt` with retries; sets `repeated` if an attempt that failed
+  // may have reached the broker.
+  Status WithRetry(const std::function<Status()>& attempt, bool& repeated);
 
   grpc::Channel* const channel_;
   v1::Worker::Stub* const stub_;

@@ -1,11 +1,13 @@
 // StandInBroker (tests only): an in-process fairq.v1.Worker service on a
 // loopback port, for answers a real fairqd gives only under load or not on
 // demand. Complete and Fail are refused with RESOURCE_EXHAUSTED (a full
-// command queue) the first `refusals` times and then acknowledged item by
-// item; Lease answers at once, with the jobs offered (Offer), up to the
-// call's max_jobs, else none; Heartbeat acknowledges, or with
-// HoldHeartbeats(n) holds each call until n are in flight together. It
-// keeps what it was sent.
+// command queue) the first `refusals` times and then taken item by item,
+// with LoseAnswers(n) the next n taken calls are held unanswered until
+// their client gives up; a job reported again gets fairqd's answer (not
+// live, or a stale token for a failure to be retried). Lease answers at once,
+// with the jobs offered (Offer), up to the call's max_jobs, else none;
+// Heartbeat acknowledges, or with HoldHeartbeats(n) holds each call until n are
+// in flight together. It keeps what it was sent.
 //
 // Thread-safe: gRPC's threads call the handlers, the test reads.
 #ifndef FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
@@ -48,29 +50,34 @@ class StandInBroker final : public v1::Worker::Service {
   // Empty if the server did not start.
   const std::string& address() const { return address_; }
 
-  grpc::Status Complete(grpc::ServerContext*,
+  grpc::Status Complete(grpc::ServerContext* context,
                         const v1::CompleteRequest* request,
                         v1::AckResponse* response) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     ++acks_;
     if (refusals_-- > 0) return Refusal();
     for (const v1::Completion& done : request->completions()) {
-      completed_.push_back(done.job_id());
-      response->add_results();
+      if (Take(done.job_id(), response, grpc::StatusCode::NOT_FOUND)) {
+        completed_.push_back(done.job_id());
+      }
     }
-    return grpc::Status::OK;
+    return Answer(lock, context);
   }
 
-  grpc::Status Fail(grpc::ServerContext*, const v1::FailRequest* request,
+  grpc::Status Fail(grpc::ServerContext* context,
+                    const v1::FailRequest* request,
                     v1::AckResponse* response) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     ++acks_;
     if (refusals_-- > 0) return Refusal();
     for (const v1::Failure& failure : request->failures()) {
-      errors_.push_back(failure.error());
-      response->add_results();
+      if (Take(failure.job_id(), response,
+               failure.retryable() ? grpc::StatusCode::FAILED_PRECONDITION
+                                   : grpc::StatusCode::NOT_FOUND)) {
+        errors_.push_back(failure.error());
+      }
     }
-    return grpc::Status::OK;
+    return Answer(lock, context);
   }
 
   grpc::Status Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
@@ -87,8 +94,6 @@ class StandInBroker final : public v1::Worker::Service {
     return grpc::Status::OK;
   }
 
-  // A held call polls for its client's cancel: the synchronous API has no
-  // notice of it.
   grpc::Status Heartbeat(grpc::ServerContext* context,
                          const v1::HeartbeatRequest*,
                          v1::HeartbeatResponse*) override {
@@ -97,11 +102,10 @@ class StandInBroker final : public v1::Worker::Service {
     const uint64_t round = release_round_;
     if (++beats_in_flight_ >= hold_until_) ++release_round_;
     changed_.notify_all();
-    while (release_round_ == round && !context->IsCancelled()) {
-      changed_.wait_for(lock, std::chrono::milliseconds(5));
-    }
+    bool released =
+        Hold(lock, context, [&] { return release_round_ != round; });
     --beats_in_flight_;
-    if (release_round_ == round) {
+    if (!released) {
       if (context->deadline() - std::chrono::system_clock::now() >
           std::chrono::seconds(1)) {
         ++canceled_early_;
@@ -118,6 +122,13 @@ class StandInBroker final : public v1::Worker::Service {
   void Offer(v1::LeasedJob job) {
     std::lock_guard<std::mutex> lock(mu_);
     offered_.push_back(std::move(job));
+  }
+
+  // The next `n` Complete or Fail calls are carried out, then held until
+  // their client gives up, as if their answers were lost.
+  void LoseAnswers(int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    answers_to_lose_ = n;
   }
 
   // Heartbeat calls are answered only once `n` are in flight together
@@ -177,6 +188,42 @@ class StandInBroker final : public v1::Worker::Service {
     return calls.size();
   }
 
+  // Adds the result for `job` to `response`: taken if it was not before
+  // (true), else `repeat_code`.
+  bool Take(uint64_t job, v1::AckResponse* response,
+            grpc::StatusCode repeat_code) {
+    v1::AckResult* result = response->add_results();
+    if (std::find(taken_.begin(), taken_.end(), job) == taken_.end()) {
+      taken_.push_back(job);
+      return true;
+    }
+    result->set_code(static_cast<int32_t>(repeat_code));
+    result->set_message("reported before");
+    return false;
+  }
+
+  // OK, or, while answers are to be lost, CANCELLED once the client gave
+  // up waiting.
+  grpc::Status Answer(std::unique_lock<std::mutex>& lock,
+                      grpc::ServerContext* context) {
+    if (answers_to_lose_ == 0) return grpc::Status::OK;
+    --answers_to_lose_;
+    Hold(lock, context, [] { return false; });
+    return grpc::Status(grpc::StatusCode::CANCELLED, "answer lost");
+  }
+
+  // Holds a call until `released()` or its client cancels it; returns
+  // released(). It polls for the cancel: the synchronous API has no notice
+  // of it.
+  template <class Released>
+  bool Hold(std::unique_lock<std::mutex>& lock, grpc::ServerContext* context,
+            Released released) {
+    while (!released() && !context->IsCancelled()) {
+      changed_.wait_for(lock, std::chrono::milliseconds(5));
+    }
+    return released();
+  }
+
   static grpc::Status Refusal() {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                         "dispatcher: command queue full");
@@ -188,6 +235,8 @@ class StandInBroker final : public v1::Worker::Service {
   std::condition_variable changed_;
   int refusals_;
   int acks_ = 0;
+  int answers_to_lose_ = 0;
+  std::vector<uint64_t> taken_;  // jobs whose report was taken
   std::vector<uint64_t> completed_;
   std::vector<std::string> errors_;
   std::vector<Clock::time_point> leases_;
