@@ -59,28 +59,19 @@ class TenantsCommand final : public RpcCommand {
   int Run(std::ostream& out, std::ostream& err) override {
     if (list_->parsed()) return List(out, err);
     v1::Tenant tenant;
-    grpc::Status status = Get(&tenant);
+    grpc::Status status;
     if (get_->parsed()) {
-      if (!status.ok()) return Fail(status, err);
-      return Print(tenant, out, [&](std::ostream& o) {
-        PrintTenantHeader(o);
-        PrintTenantRow(tenant, o);
-      });
+      status = Get(&tenant);
+    } else {
+      v1::SetTenantRequest request;
+      if (int code = Apply(&request, err); code != kExitOk) return code;
+      auto context = Context();
+      status = Admin()->SetTenant(context.get(), request, &tenant);
     }
-    if (!status.ok() && status.error_code() != grpc::StatusCode::NOT_FOUND) {
-      return Fail(status, err);
-    }
-    tenant.set_name(name_);
-    if (int code = Apply(&tenant, err); code != kExitOk) return code;
-    v1::SetTenantRequest request;
-    *request.mutable_tenant() = tenant;
-    v1::Tenant updated;
-    auto context = Context();
-    status = Admin()->SetTenant(context.get(), request, &updated);
     if (!status.ok()) return Fail(status, err);
-    return Print(updated, out, [&](std::ostream& o) {
+    return Print(tenant, out, [&](std::ostream& o) {
       PrintTenantHeader(o);
-      PrintTenantRow(updated, o);
+      PrintTenantRow(tenant, o);
     });
   }
 
@@ -123,22 +114,51 @@ class TenantsCommand final : public RpcCommand {
     return kExitOk;
   }
 
-  int Apply(v1::Tenant* t, std::ostream& err) const {
-    if (org_) t->set_org(*org_);
-    if (weight_) t->set_weight(*weight_);
+  // The flags given, and only those, as the request's update mask: the
+  // broker changes them in one step and keeps the rest (with no flags, a
+  // new tenant gets the defaults and a known one is left as it is).
+  int Apply(v1::SetTenantRequest* request, std::ostream& err) const {
+    v1::Tenant* t = request->mutable_tenant();
+    google::protobuf::FieldMask* mask = request->mutable_update_mask();
+    t->set_name(name_);
+    if (org_) {
+      t->set_org(*org_);
+      mask->add_paths("org");
+    }
+    if (weight_) {
+      t->set_weight(*weight_);
+      mask->add_paths("weight");
+    }
     if (cap_mode_) {
       t->set_cap_mode(*cap_mode_ == "hard" ? v1::CAP_MODE_HARD
                                            : v1::CAP_MODE_WORK_CONSERVING);
+      mask->add_paths("cap_mode");
     }
-    if (cap_ && SetLimit(*cap_, "--cap", t->mutable_cap(), err) != kExitOk) {
-      return kExitUsage;
+    if (cap_) {
+      if (SetLimit(*cap_, "--cap", t->mutable_cap(), err) != kExitOk) {
+        return kExitUsage;
+      }
+      mask->add_paths("cap");
     }
-    if (floor_ && SetLimit(*floor_, "--floor", t->mutable_floor(), err) != kExitOk) {
-      return kExitUsage;
+    if (floor_) {
+      if (SetLimit(*floor_, "--floor", t->mutable_floor(), err) != kExitOk) {
+        return kExitUsage;
+      }
+      mask->add_paths("floor");
     }
-    if (max_queued_) t->mutable_quotas()->set_max_queued(*max_queued_);
-    if (rate_) t->mutable_quotas()->set_enqueue_rate(*rate_);
-    if (burst_) t->mutable_quotas()->set_enqueue_burst(*burst_);
+    v1::Quotas* quotas = t->mutable_quotas();
+    if (max_queued_) {
+      quotas->set_max_queued(*max_queued_);
+      mask->add_paths("quotas.max_queued");
+    }
+    if (rate_) {
+      quotas->set_enqueue_rate(*rate_);
+      mask->add_paths("quotas.enqueue_rate");
+    }
+    if (burst_) {
+      quotas->set_enqueue_burst(*burst_);
+      mask->add_paths("quotas.enqueue_burst");
+    }
     return kExitOk;
   }
 

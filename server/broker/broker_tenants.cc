@@ -122,11 +122,20 @@ Status Broker::ApplyOrgs(const std::vector<sched::OrgConfig>& orgs) {
 void Broker::HandleSetOrgs(SetOrgsCommand& c) { c.done(ApplyOrgs(c.orgs)); }
 
 void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
+  auto it = tenant_ids_.find(c.tenant->name());
   v1::Tenant settings = *c.tenant;
+  if (c.mask != nullptr) {
+    v1::Tenant current;
+    if (it != tenant_ids_.end()) {
+      current = tenants_[it->second].config;
+    } else {
+      current.set_name(c.tenant->name());
+    }
+    settings = config::MergeTenant(current, *c.tenant, *c.mask);
+  }
   // "0 on input means 1" (fairq.proto): store and report the weight that
   // applies, so GetTenant never shows the invalid 0.
   if (settings.weight() == 0) settings.set_weight(1);
-  auto it = tenant_ids_.find(settings.name());
   sched::TenantId id = it != tenant_ids_.end()
                            ? it->second
                            : static_cast<sched::TenantId>(tenants_.size());

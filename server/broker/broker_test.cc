@@ -664,6 +664,67 @@ TEST_F(BrokerTest, BacklogQuotaRejectsWithARetryHint) {
   EXPECT_GT(TimeUtil::DurationToMilliseconds(third.retry_after()), 0);
 }
 
+// SetTenant with an update mask changes the named settings of the tenant
+// as the broker holds it, in one command, and checks the result whole.
+TEST_F(BrokerTest, AMaskedSetTenantChangesOnlyWhatItNames) {
+  auto set = [&](const v1::Tenant& tenant,
+                 const google::protobuf::FieldMask* mask, v1::Tenant* out) {
+    std::optional<Status> done;
+    Command command =
+        SetTenantCommand{.tenant = &tenant,
+                         .response = out,
+                         .done = [&](const Status& s) { done = s; },
+                         .mask = mask};
+    Turn1(&command);
+    return done.value_or(Internal("no reply"));
+  };
+  v1::Tenant full;
+  full.set_name("a");
+  full.set_weight(3);
+  full.mutable_cap()->set_slots(4);
+  v1::Tenant out;
+  ASSERT_TRUE(set(full, nullptr, &out).ok());
+
+  v1::Tenant change;
+  change.set_name("a");
+  change.set_weight(5);
+  change.mutable_floor()->set_slots(6);  // not named: ignored
+  google::protobuf::FieldMask weight;
+  weight.add_paths("weight");
+  ASSERT_TRUE(set(change, &weight, &out).ok());
+  EXPECT_EQ(out.weight(), 5);
+  EXPECT_EQ(out.cap().slots(), 4u);
+  EXPECT_FALSE(out.has_floor());
+
+  // A floor of 6 under the held cap of 4 is refused, and nothing changes.
+  google::protobuf::FieldMask floor;
+  floor.add_paths("floor");
+  Status refused = set(change, &floor, &out);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("floor"), std::string::npos)
+      << refused.message();
+  ASSERT_TRUE(set(change, &weight, &out).ok());  // reads back what is held
+  EXPECT_FALSE(out.has_floor());
+
+  // Without a mask the same request replaces everything: the cap goes.
+  change.clear_floor();
+  ASSERT_TRUE(set(change, nullptr, &out).ok());
+  EXPECT_FALSE(out.has_cap());
+
+  // An empty mask leaves a known tenant as it is, and gives a new one the
+  // defaults.
+  google::protobuf::FieldMask none;
+  ASSERT_TRUE(set(full, &none, &out).ok());
+  EXPECT_EQ(out.weight(), 5);
+  EXPECT_FALSE(out.has_cap());
+  v1::Tenant fresh;
+  fresh.set_name("b");
+  fresh.set_weight(9);
+  ASSERT_TRUE(set(fresh, &none, &out).ok());
+  EXPECT_EQ(out.name(), "b");
+  EXPECT_EQ(out.weight(), 1);
+}
+
 TEST_F(BrokerTest, AFailedWriteIsNeverAcknowledgedAndLaterWritesAreRefused) {
   store::FaultInjectionEnv disk;
   env_ = disk.env();

@@ -102,6 +102,9 @@ struct SetTenantCommand {
   // Listed in the config file (SIGHUP): created whatever max_tenants says,
   // as a start creates it.
   bool from_config = false;
+  // Null: `tenant` replaces every setting. Else only the paths named
+  // (validated: config::ValidateTenantMask) are taken from it.
+  const google::protobuf::FieldMask* mask = nullptr;
 };
 
 // SIGHUP: the config file's organisations, added or reweighted (at start,

@@ -1,9 +1,12 @@
 #include "server/config/tenant_settings.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
 #include "base/format_number.h"
+#include "google/protobuf/util/field_mask_util.h"
 #include "server/config/names.h"
 
 namespace fairq::config {
@@ -67,6 +70,45 @@ Status ValidateTenantSettings(const v1::Tenant& tenant,
   config.name = "-";  // checked by ValidateTenant, not here
   FAIRQ_RETURN_IF_ERROR(Prefixed(field, sched::Validate(config)));
   return ValidateQuotas(tenant.quotas(), Join(field, "quotas"));
+}
+
+Status ValidateTenantMask(const google::protobuf::FieldMask& mask,
+                          std::string_view field) {
+  // `name` is the key and `paused` belongs to Pause/ResumeTenant; a path
+  // into a SlotLimit would split its oneof.
+  static constexpr std::array<std::string_view, 9> kPaths = {
+      "org",
+      "weight",
+      "cap",
+      "cap_mode",
+      "floor",
+      "quotas",
+      "quotas.max_queued",
+      "quotas.enqueue_rate",
+      "quotas.enqueue_burst"};
+  for (int i = 0; i < mask.paths_size(); ++i) {
+    const std::string& path = mask.paths(i);
+    if (std::find(kPaths.begin(), kPaths.end(), path) != kPaths.end()) {
+      continue;
+    }
+    return InvalidArgument(
+        Join(field, "paths[" + std::to_string(i) + "]") + ": \"" +
+        (ValidateName(path, "path").ok() ? path : std::string("?")) +
+        "\" is not a setting SetTenant can change (org, weight, cap, "
+        "cap_mode, floor, quotas, quotas.max_queued, quotas.enqueue_rate, "
+        "quotas.enqueue_burst)");
+  }
+  return Status::Ok();
+}
+
+v1::Tenant MergeTenant(const v1::Tenant& current, const v1::Tenant& update,
+                       const google::protobuf::FieldMask& mask) {
+  using google::protobuf::util::FieldMaskUtil;
+  FieldMaskUtil::MergeOptions options;
+  options.set_replace_message_fields(true);  // "cap" with no cap clears it
+  v1::Tenant merged = current;
+  FieldMaskUtil::MergeMessageTo(update, mask, options, &merged);
+  return merged;
 }
 
 StatusOr<sched::TenantConfig> ToSchedulerTenant(const v1::Tenant& tenant,

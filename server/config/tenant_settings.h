@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "fairq/v1/fairq.pb.h"
+#include "google/protobuf/field_mask.pb.h"
 #include "sched/slot_limit.h"
 #include "sched/types.h"
 
@@ -31,6 +32,18 @@ inline constexpr double kMinEnqueueRate = 0.001;  // jobs/s
 // config's tenant_defaults, which have no name.
 [[nodiscard]] Status ValidateTenantSettings(const v1::Tenant& tenant,
                                             std::string_view field);
+
+// An update_mask of Admin.SetTenant: each path one of those fairq.proto
+// lists. `field` names the mask: "update_mask" gives
+// "update_mask.paths[1]: ...".
+[[nodiscard]] Status ValidateTenantMask(const google::protobuf::FieldMask& mask,
+                                        std::string_view field);
+
+// `current` with the fields `mask` names taken from `update`; a named
+// message field that `update` lacks is cleared. REQUIRES: `mask` passed
+// ValidateTenantMask. The result is not checked: pass it to ValidateTenant.
+v1::Tenant MergeTenant(const v1::Tenant& current, const v1::Tenant& update,
+                       const google::protobuf::FieldMask& mask);
 
 // ValidateTenant, then the scheduler's form of the tenant (weight 0 becomes
 // 1; quotas and `paused` are not scheduler settings and are dropped).

@@ -148,5 +148,53 @@ TEST(TenantSettingsTest, SettingsCheckIgnoresTheName) {
               StartsWith("tenant_defaults.weight: must be"));
 }
 
+google::protobuf::FieldMask Mask(std::initializer_list<const char*> paths) {
+  google::protobuf::FieldMask mask;
+  for (const char* path : paths) mask.add_paths(path);
+  return mask;
+}
+
+TEST(TenantMaskTest, OnlyTheListedSettingsCanBeNamed) {
+  EXPECT_TRUE(
+      ValidateTenantMask(Mask({"org", "weight", "cap", "cap_mode", "floor",
+                               "quotas", "quotas.max_queued",
+                               "quotas.enqueue_rate", "quotas.enqueue_burst"}),
+                         "update_mask")
+          .ok());
+  EXPECT_TRUE(ValidateTenantMask(Mask({}), "update_mask").ok());
+  for (const char* refused :
+       {"name", "paused", "cap.slots", "quotas.nope", "", "weight.x"}) {
+    Status status =
+        ValidateTenantMask(Mask({"weight", refused}), "update_mask");
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << refused;
+    EXPECT_THAT(status.message(), StartsWith("update_mask.paths[1]: "))
+        << refused;
+  }
+}
+
+TEST(TenantMaskTest, MergeTakesTheNamedFieldsAndKeepsTheRest) {
+  v1::Tenant current = Named("a");
+  current.set_org("acme");
+  current.set_weight(3);
+  current.mutable_cap()->set_slots(8);
+  current.set_paused(true);
+  current.mutable_quotas()->set_max_queued(100);
+  current.mutable_quotas()->set_enqueue_rate(5);
+  v1::Tenant update = Named("a");
+  update.set_weight(7);
+  update.set_org("ignored: not in the mask");
+  update.mutable_quotas()->set_max_queued(200);
+  v1::Tenant merged =
+      MergeTenant(current, update, Mask({"weight", "quotas.max_queued"}));
+  EXPECT_EQ(merged.weight(), 7);
+  EXPECT_EQ(merged.org(), "acme");
+  EXPECT_EQ(merged.cap().slots(), 8u);
+  EXPECT_TRUE(merged.paused());
+  EXPECT_EQ(merged.quotas().max_queued(), 200u);
+  EXPECT_EQ(merged.quotas().enqueue_rate(), 5);
+  // A named message field the update lacks is cleared: no cap.
+  EXPECT_FALSE(MergeTenant(current, update, Mask({"cap"})).has_cap());
+}
+
 }  // namespace
 }  // namespace fairq::config

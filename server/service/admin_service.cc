@@ -109,10 +109,16 @@ grpc::ServerUnaryReactor* AdminService::SetTenant(
     grpc::CallbackServerContext* ctx, const v1::SetTenantRequest* request,
     v1::Tenant* response) {
   Status valid = config::ValidateTenant(request->tenant(), "tenant");
+  if (valid.ok() && request->has_update_mask()) {
+    valid = config::ValidateTenantMask(request->update_mask(), "update_mask");
+  }
   if (!valid.ok()) return FinishNow(ctx, valid);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  context_.dispatcher->Post(
-      SetTenantCommand{&request->tenant(), response, FinishLater(reactor)});
+  context_.dispatcher->Post(SetTenantCommand{
+      .tenant = &request->tenant(),
+      .response = response,
+      .done = FinishLater(reactor),
+      .mask = request->has_update_mask() ? &request->update_mask() : nullptr});
   return reactor;
 }
 

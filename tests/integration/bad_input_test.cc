@@ -458,6 +458,15 @@ TEST_F(BadInputTest, AdminRequestsAreChecked) {
   status = set_tenant(tenant);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("org"));
+  tenant.clear_org();
+  v1::SetTenantRequest masked;
+  *masked.mutable_tenant() = tenant;
+  masked.mutable_update_mask()->add_paths("weight");
+  masked.mutable_update_mask()->add_paths("paused");
+  v1::Tenant masked_reply;
+  ExpectInvalid(
+      Call(*admin_, &v1::Admin::Stub::SetTenant, masked, &masked_reply),
+      "update_mask.paths[1]: \"paused\" is not a setting");
 
   // None of those created the tenant: with auto-creation off its jobs are
   // still refused.
