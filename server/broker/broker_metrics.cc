@@ -38,7 +38,8 @@ metrics::BrokerState Broker::MetricsState() const {
   }
   std::vector<uint32_t> workers = workers_.WorkersPerPool(pools_.size());
   for (uint32_t p = 0; p < pools_.size(); ++p) {
-    state.pools.push_back({workers[p], workers_.Capacity(p)});
+    state.pools.push_back({workers[p], workers_.Capacity(p),
+                           static_cast<uint32_t>(*scheduler_->PoolTenants(p))});
   }
   for (uint32_t t = 0; t < tenants_.size(); ++t) {
     sched::SlotLimit cap = config::ToSchedulerLimit(tenants_[t].config.cap());

@@ -296,6 +296,7 @@ TEST_F(BrokerMetricsTest, SnapshotWeighsOrganisationsAndResolvesCaps) {
   ASSERT_EQ(state.pools.size(), 1u);
   EXPECT_EQ(state.pools[0].workers, 1u);
   EXPECT_EQ(state.pools[0].slots, 8u);
+  EXPECT_EQ(state.pools[0].tenants, 2u);  // a and c used it, b and other not
   ASSERT_EQ(state.rows.size(), 2u);  // a and c have jobs
   const metrics::TenantPoolState& a = state.rows[0];
   EXPECT_EQ(a.tenant, 0u);

@@ -39,6 +39,7 @@ struct TenantPoolState {
 struct PoolState {
   uint32_t workers = 0;  // live workers serving the pool
   uint32_t slots = 0;    // their slots: the pool's live capacity
+  uint32_t tenants = 0;  // tenants holding scheduling state in the pool
 };
 
 struct BrokerState {

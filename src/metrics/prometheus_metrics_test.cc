@@ -257,7 +257,7 @@ TEST_F(PrometheusMetricsTest, ScrapeTimeGaugesForTenantsAndPools) {
   metrics_->NamePool(0, "default");
   state_.tenants[0].weight = 3;
   state_.org_weights[0] = 3;
-  state_.pools = {{2, 8}};
+  state_.pools = {{2, 8, 3}};
   // a (weight 3, cap 4) holds 3 of 8 slots with jobs ready: its target is
   // min(cap 4, 3/4 of 8), so it is starved. b holds 5, nothing ready.
   int64_t oldest = UnixNowMs() - 5000;
@@ -273,6 +273,7 @@ TEST_F(PrometheusMetricsTest, ScrapeTimeGaugesForTenantsAndPools) {
   EXPECT_EQ(Value(s, Key("fairq_tenant_weight", {{"tenant", "a"}})), 3);
   EXPECT_EQ(Value(s, Key("fairq_workers", {{"pool", "default"}})), 2);
   EXPECT_EQ(Value(s, Key("fairq_worker_slots", {{"pool", "default"}})), 8);
+  EXPECT_EQ(Value(s, Key("fairq_pool_tenants", {{"pool", "default"}})), 3);
 }
 
 TEST_F(PrometheusMetricsTest, FairShareRatioOverTheWindow) {

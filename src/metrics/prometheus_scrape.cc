@@ -290,14 +290,21 @@ void PrometheusMetrics::AppendPoolGauges(
   MetricFamily workers = GaugeFamily("fairq_workers", "Live workers.");
   MetricFamily slots =
       GaugeFamily("fairq_worker_slots", "Live worker slots (capacity).");
+  MetricFamily tenants = GaugeFamily(
+      "fairq_pool_tenants",
+      "Tenants holding scheduling state in the pool (used it since the "
+      "start).");
   for (const ScrapeView::Pool& pool : view.pools) {
     workers.metric.push_back(
         GaugeMetric({{"pool", pool.name}}, pool.state.workers));
     slots.metric.push_back(
         GaugeMetric({{"pool", pool.name}}, pool.state.slots));
+    tenants.metric.push_back(
+        GaugeMetric({{"pool", pool.name}}, pool.state.tenants));
   }
   families.push_back(std::move(workers));
   families.push_back(std::move(slots));
+  families.push_back(std::move(tenants));
   families.push_back(
       GaugeFamily("fairq_metrics_tenant_series",
                   "Tenants with label series of their own (at most "

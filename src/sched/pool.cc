@@ -30,10 +30,30 @@ std::unique_ptr<Selector> MakeSelector(const SchedulerOptions& options,
 }
 
 Pool::Pool(std::string name, const SchedulerOptions& options,
-           const std::vector<double>& org_weights)
+           const std::vector<double>& org_weights,
+           const std::vector<TenantSettings>& settings)
     : name_(std::move(name)),
       options_(options),
+      settings_(settings),
       selector_(MakeSelector(options, tenants_, org_weights)) {}
+
+Pool::Slot Pool::Join(TenantId tenant) {
+  auto [it, added] =
+      slots_.try_emplace(tenant, static_cast<Slot>(tenants_.size()));
+  if (added) {
+    tenant_ids_.push_back(tenant);
+    PoolTenant& state = tenants_.emplace_back();
+    state.settings = settings_[tenant];
+    ApplySlots(state);
+  }
+  return it->second;
+}
+
+std::optional<Pool::Slot> Pool::Find(TenantId tenant) const {
+  auto it = slots_.find(tenant);
+  if (it == slots_.end()) return std::nullopt;
+  return it->second;
+}
 
 void Pool::ApplySlots(PoolTenant& state) {
   state.cap_slots = state.settings.cap.CapSlots(capacity_);
@@ -44,56 +64,60 @@ void Pool::ApplySlots(PoolTenant& state) {
 
 void Pool::SetCapacity(uint32_t slots) {
   capacity_ = slots;
-  for (TenantId tenant = 0; tenant < tenants_.size(); ++tenant) {
-    ApplySlots(tenants_[tenant]);
-    Touch(tenant);
+  for (Slot slot = 0; slot < tenants_.size(); ++slot) {
+    ApplySlots(tenants_[slot]);
+    Touch(slot);
   }
 }
 
-void Pool::SetTenant(TenantId tenant, const TenantSettings& settings) {
-  if (tenant >= tenants_.size()) tenants_.resize(tenant + 1);
-  PoolTenant& state = tenants_[tenant];
-  if (state.settings.org != settings.org) selector_->Detach(tenant);
+void Pool::SettingsChanged(TenantId tenant) {
+  std::optional<Slot> slot = Find(tenant);
+  if (!slot) return;  // read when it joins
+  const TenantSettings& settings = settings_[tenant];
+  PoolTenant& state = tenants_[*slot];
+  if (state.settings.org != settings.org) selector_->Detach(*slot);
   Count(state, -1);  // the weight may change
   state.settings = settings;
   ApplySlots(state);
-  Touch(tenant);
-  selector_->Charge(tenant, 0);  // a lowered weight lowers the ceiling now
+  Touch(*slot);
+  selector_->Charge(*slot, 0);  // a lowered weight lowers the ceiling now
 }
 
 void Pool::Enqueue(TenantId tenant, int32_t priority, JobId job,
                    std::optional<double> cost, double now) {
   float declared = cost ? static_cast<float>(*cost)
                         : std::numeric_limits<float>::quiet_NaN();
-  tenants_[tenant].queue.Push(priority,
-                              QueuedJob{job, next_seq_++, now, declared});
-  Touch(tenant);
+  Slot slot = Join(tenant);
+  tenants_[slot].queue.Push(priority,
+                            QueuedJob{job, next_seq_++, now, declared});
+  Touch(slot);
 }
 
 std::optional<Pool::Leased> Pool::LeaseNext() {
-  std::optional<TenantId> tenant = selector_->Pick();
-  if (!tenant) return std::nullopt;
-  PoolTenant& state = tenants_[*tenant];
+  std::optional<Slot> slot = selector_->Pick();
+  if (!slot) return std::nullopt;
+  PoolTenant& state = tenants_[*slot];
   Leased leased{};
   QueuedJob job = state.queue.PopFront(&leased.priority);
   if (!std::isnan(job.cost)) leased.declared_cost = job.cost;
   double cost = ChargeFor(leased.declared_cost.value_or(
       state.estimator.Estimate(options_.default_cost)));
-  leased.dispatch = Dispatch{job.id, *tenant, cost};
+  leased.dispatch = Dispatch{job.id, tenant_ids_[*slot], cost};
   ++state.running;
-  selector_->Charge(*tenant, cost);
-  Touch(*tenant);
+  selector_->Charge(*slot, cost);
+  Touch(*slot);
   return leased;
 }
 
 void Pool::EndAttempt(TenantId tenant, double charged, double runtime,
                       bool succeeded) {
-  PoolTenant& state = tenants_[tenant];
+  Slot slot = Join(tenant);  // it has: its job ran here
+  PoolTenant& state = tenants_[slot];
   --state.running;
   state.worker_seconds += runtime;
   if (succeeded) state.estimator.Observe(runtime, options_.estimate_alpha);
-  selector_->Charge(tenant, ChargeFor(runtime) - charged);
-  Touch(tenant);
+  selector_->Charge(slot, ChargeFor(runtime) - charged);
+  Touch(slot);
 }
 
 double Pool::ChargeFor(double seconds) const {
@@ -101,25 +125,29 @@ double Pool::ChargeFor(double seconds) const {
 }
 
 bool Pool::Cancel(TenantId tenant, JobId job) {
-  if (!tenants_[tenant].queue.Remove(job)) return false;
-  Touch(tenant);
+  std::optional<Slot> slot = Find(tenant);
+  if (!slot || !tenants_[*slot].queue.Remove(job)) return false;
+  Touch(*slot);
   return true;
 }
 
 std::vector<JobId> Pool::Purge(TenantId tenant) {
-  PoolTenant& state = tenants_[tenant];
   std::vector<JobId> purged;
+  std::optional<Slot> slot = Find(tenant);
+  if (!slot) return purged;
+  PoolTenant& state = tenants_[*slot];
   purged.reserve(state.queue.size());
   int32_t priority = 0;
   while (!state.queue.empty()) purged.push_back(state.queue.PopFront(&priority).id);
-  Touch(tenant);
+  Touch(*slot);
   return purged;
 }
 
 void Pool::AdoptRunning(TenantId tenant, double cost) {
-  ++tenants_[tenant].running;
-  selector_->Charge(tenant, cost);
-  Touch(tenant);
+  Slot slot = Join(tenant);
+  ++tenants_[slot].running;
+  selector_->Charge(slot, cost);
+  Touch(slot);
 }
 
 void Pool::Count(PoolTenant& state, int sign) {
@@ -128,9 +156,9 @@ void Pool::Count(PoolTenant& state, int sign) {
   if (sign < 0) state.counted_active = state.counted_waiting = false;
 }
 
-void Pool::Touch(TenantId tenant) {
-  selector_->Refile(tenant);
-  PoolTenant& state = tenants_[tenant];
+void Pool::Touch(Slot slot) {
+  selector_->Refile(slot);
+  PoolTenant& state = tenants_[slot];
   Count(state, -1);
   // A tenant held at a hard cap has work but cannot take a slot, so it does
   // not make anyone else over share.
@@ -142,7 +170,9 @@ void Pool::Touch(TenantId tenant) {
 }
 
 bool Pool::OverShare(TenantId tenant) const {
-  const PoolTenant& state = tenants_[tenant];
+  std::optional<Slot> slot = Find(tenant);
+  if (!slot) return false;  // runs nothing here
+  const PoolTenant& state = tenants_[*slot];
   uint32_t others_waiting = waiting_tenants_ - (state.counted_waiting ? 1 : 0);
   if (others_waiting == 0 || active_weight_ <= 0) return false;
   double share = capacity_ * state.settings.weight / active_weight_;
@@ -150,11 +180,13 @@ bool Pool::OverShare(TenantId tenant) const {
 }
 
 TenantPoolStats Pool::Stats(TenantId tenant) const {
-  const PoolTenant& state = tenants_[tenant];
+  static const PoolTenant kUnused;  // a tenant that never used this pool
+  std::optional<Slot> slot = Find(tenant);
+  const PoolTenant& state = slot ? tenants_[*slot] : kUnused;
   TenantPoolStats stats;
   stats.queued = state.queue.size();
   stats.running = state.running;
-  stats.deficit = selector_->Deficit(tenant);
+  stats.deficit = slot ? selector_->Deficit(*slot) : 0;
   stats.worker_seconds = state.worker_seconds;
   stats.estimate = state.estimator.Estimate(options_.default_cost);
   stats.oldest_ready_at = state.queue.OldestReadyAt();

@@ -1,6 +1,8 @@
-// Pool: one worker pool's share of the scheduling core: every tenant's ready
-// queue for this pool, their running counts and slot limits, and the
-// policy's Selector. Fair sharing runs per pool.
+// Pool: one worker pool's share of the scheduling core: the ready queue,
+// running count and slot limits of each tenant that has used this pool, and
+// the policy's Selector. Fair sharing runs per pool. A tenant takes state
+// here only once it enqueues here (or a job of it is adopted here), so
+// memory grows with the pairs in use, not with tenants x pools.
 //
 // Not thread-safe; owned by the Scheduler and so by the Scheduler's thread.
 #ifndef FAIRQ_SCHED_POOL_H_
@@ -9,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sched/pool_tenant.h"
@@ -19,21 +22,26 @@ namespace fairq::sched {
 
 class Pool {
  public:
-  // `options` and `org_weights` are owned by the Scheduler and outlive us.
+  // `options`, `org_weights` and `settings` (by TenantId) are owned by the
+  // Scheduler and outlive us.
   Pool(std::string name, const SchedulerOptions& options,
-       const std::vector<double>& org_weights);
+       const std::vector<double>& org_weights,
+       const std::vector<TenantSettings>& settings);
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
   const std::string& name() const { return name_; }
   uint32_t capacity() const { return capacity_; }
 
+  // Tenants that hold state in this pool.
+  size_t tenants() const { return tenants_.size(); }
+
   // Recomputes every tenant's share-based slot limits.
   void SetCapacity(uint32_t slots);
-  // Adds the tenant or replaces its settings.
-  void SetTenant(TenantId tenant, const TenantSettings& settings);
+  // The tenant's entry in `settings` changed.
+  void SettingsChanged(TenantId tenant);
 
-  // REQUIRES: SetTenant(tenant) was called.
+  // REQUIRES: `tenant` has an entry in `settings`.
   void Enqueue(TenantId tenant, int32_t priority, JobId job,
                std::optional<double> cost, double now);
 
@@ -62,9 +70,16 @@ class Pool {
   TenantPoolStats Stats(TenantId tenant) const;
 
  private:
+  // A tenant's index in tenants_, the id the selector knows it by.
+  using Slot = uint32_t;
+
+  // The tenant's slot, made on its first use of this pool.
+  Slot Join(TenantId tenant);
+  // Its slot, if it has used this pool.
+  std::optional<Slot> Find(TenantId tenant) const;
   void ApplySlots(PoolTenant& state);
   // Re-files the tenant with the selector and the share totals.
-  void Touch(TenantId tenant);
+  void Touch(Slot slot);
   void Count(PoolTenant& state, int sign);
   // What a lease of `seconds` is charged: at least options_.min_charge.
   double ChargeFor(double seconds) const;
@@ -75,8 +90,11 @@ class Pool {
   uint64_t next_seq_ = 0;
   double active_weight_ = 0;     // sum over tenants counted active
   uint32_t waiting_tenants_ = 0;  // tenants counted waiting
-  // Indexed by TenantId; the selector holds a reference to it.
+  const std::vector<TenantSettings>& settings_;
+  // By Slot; the selector holds a reference to it.
   std::vector<PoolTenant> tenants_;
+  std::vector<TenantId> tenant_ids_;  // by Slot
+  std::unordered_map<TenantId, Slot> slots_;
   std::unique_ptr<Selector> selector_;
 };
 

@@ -56,12 +56,15 @@ StatusOr<PoolId> Scheduler::AddPool(std::string_view name) {
     return AlreadyExists("pool: \"" + key + "\" exists already");
   }
   auto id = static_cast<PoolId>(pools_.size());
-  pools_.push_back(std::make_unique<Pool>(key, options_, org_weights_));
+  pools_.push_back(
+      std::make_unique<Pool>(key, options_, org_weights_, settings_));
   pool_ids_.emplace(std::move(key), id);
-  for (TenantId tenant = 0; tenant < tenants_.size(); ++tenant) {
-    PushSettings(tenant);
-  }
   return id;
+}
+
+StatusOr<size_t> Scheduler::PoolTenants(PoolId pool) const {
+  FAIRQ_RETURN_IF_ERROR(CheckPool(pool));
+  return pools_[pool]->tenants();
 }
 
 StatusOr<PoolId> Scheduler::FindPool(std::string_view name) const {
@@ -169,9 +172,11 @@ Status Scheduler::SetPaused(TenantId tenant, bool paused) {
 
 void Scheduler::PushSettings(TenantId tenant) {
   const Tenant& t = tenants_[tenant];
-  TenantSettings settings{t.org,          t.config.weight, t.config.cap,
-                          t.config.cap_mode, t.config.floor, t.paused};
-  for (auto& pool : pools_) pool->SetTenant(tenant, settings);
+  if (tenant >= settings_.size()) settings_.resize(tenant + 1);
+  settings_[tenant] = {t.org,          t.config.weight,
+                       t.config.cap,   t.config.cap_mode,
+                       t.config.floor, t.paused};
+  for (auto& pool : pools_) pool->SettingsChanged(tenant);
 }
 
 Status Scheduler::Enqueue(const JobSpec& job, double now) {

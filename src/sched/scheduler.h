@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "sched/pool_tenant.h"
 #include "sched/types.h"
 
 namespace fairq::sched {
@@ -85,6 +86,8 @@ class Scheduler {
   StatusOr<bool> OverShare(TenantId tenant, PoolId pool) const;
   size_t tenant_count() const { return tenants_.size(); }
   size_t pool_count() const { return pools_.size(); }
+  // Tenants holding state in the pool: those that used it since the start.
+  StatusOr<size_t> PoolTenants(PoolId pool) const;
   size_t running_count() const { return running_.size(); }
   bool IsRunning(JobId job) const { return running_.count(job) != 0; }
 
@@ -118,6 +121,8 @@ class Scheduler {
   std::vector<Tenant> tenants_;
   std::unordered_map<std::string, TenantId> tenant_ids_;
   std::vector<double> org_weights_;  // indexed by OrgId; read by pools
+  // What pools need of each tenant, by TenantId; read by pools.
+  std::vector<TenantSettings> settings_;
   std::unordered_map<std::string, OrgId> org_ids_;
   std::vector<std::unique_ptr<Pool>> pools_;
   std::unordered_map<std::string, PoolId> pool_ids_;

@@ -505,6 +505,34 @@ TEST(SchedulerTest, PoolsShareIndependently) {
   EXPECT_EQ(h.Stats(a).queued, 0u);
 }
 
+// A pool holds state only for the tenants that used it, and a tenant that
+// joins a pool late brings the settings it was given before.
+TEST(SchedulerTest, APoolHoldsOnlyTheTenantsThatUsedIt) {
+  SchedulerHarness h;
+  for (int i = 0; i < 1000; ++i) h.Add("t" + std::to_string(i));
+  PoolId gpu = h.scheduler->AddPool("gpu").value();
+  ASSERT_TRUE(h.scheduler->SetCapacity(gpu, 4).ok());
+  EXPECT_EQ(*h.scheduler->PoolTenants(gpu), 0u);
+  EXPECT_EQ(*h.scheduler->PoolTenants(h.pool), 0u);
+
+  TenantConfig capped = Config("t7");
+  capped.cap = SlotLimit::Count(1);
+  capped.cap_mode = CapMode::kHard;
+  ASSERT_TRUE(h.scheduler->UpdateTenant(7, capped).ok());
+  h.Queue(7, 2, 1.0, 0, gpu);
+  EXPECT_EQ(*h.scheduler->PoolTenants(gpu), 1u);
+  EXPECT_EQ(*h.scheduler->PoolTenants(h.pool), 0u);
+  ASSERT_TRUE(h.Lease(gpu));
+  EXPECT_FALSE(h.Lease(gpu));  // its cap of 1 holds here too
+
+  // The others read as idle there, and change nothing by being read.
+  EXPECT_EQ(h.scheduler->Stats(8, gpu)->queued, 0u);
+  EXPECT_EQ(*h.scheduler->OverShare(8, gpu), false);
+  EXPECT_EQ(h.scheduler->Cancel(8, gpu, 1).code(), StatusCode::kNotFound);
+  EXPECT_EQ(*h.scheduler->PoolTenants(gpu), 1u);
+  EXPECT_EQ(h.scheduler->PoolTenants(9).status().code(), StatusCode::kNotFound);
+}
+
 TEST(SchedulerTest, PausedTenantKeepsItsQueue) {
   SchedulerHarness h;
   TenantId a = h.Add("a");

@@ -1,6 +1,8 @@
 // Selector: one pool's policy for choosing which tenant runs next. The Pool
 // tells it whenever a tenant's state may have changed; it keeps whatever
-// index it needs (an active list, deficit rings) in step.
+// index it needs (an active list, deficit rings) in step. A tenant is named
+// by its index in the pool's PoolTenant table (dense over the tenants that
+// used the pool), not by the scheduler's TenantId.
 //
 // Not thread-safe; owned by the Pool and so by the Scheduler's thread.
 #ifndef FAIRQ_SCHED_SELECTOR_H_
