@@ -193,6 +193,20 @@ Broker::Depth& Broker::DepthOf(uint32_t tenant, uint32_t pool) {
   return depth_[static_cast<uint64_t>(tenant) << 32 | pool];
 }
 
+std::vector<uint64_t> Broker::PairsInUse() const {
+  std::vector<uint64_t> pairs;
+  pairs.reserve(depth_.size());
+  for (const auto& entry : depth_) pairs.push_back(entry.first);
+  for (uint32_t pool = 0; pool < pools_.size(); ++pool) {
+    for (sched::TenantId tenant : scheduler_->TenantsIn(pool)) {
+      pairs.push_back(uint64_t{tenant} << 32 | pool);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
 const Broker::Depth& Broker::PeekDepth(uint32_t tenant, uint32_t pool) const {
   static const Depth kNone;
   auto found = depth_.find(static_cast<uint64_t>(tenant) << 32 | pool);

@@ -142,6 +142,10 @@ class Broker {
   void HandleListTenants(ListTenantsCommand& c, Turn& turn);
   void HandlePauseTenant(PauseTenantCommand& c, Turn& turn);
   Depth& DepthOf(uint32_t tenant, uint32_t pool);
+  // The (tenant, pool) pairs with anything to report, as tenant << 32 |
+  // pool, ascending: those with scheduling state in the pool or a depth_
+  // entry. Stats walk these rather than every tenant x pool.
+  std::vector<uint64_t> PairsInUse() const;
   // The same for reading: a pair never counted is all zeros, and is not
   // added (a stats call must not grow the table by tenants x pools).
   const Depth& PeekDepth(uint32_t tenant, uint32_t pool) const;

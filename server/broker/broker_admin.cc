@@ -60,44 +60,45 @@ void Broker::HandleCancelJob(CancelJobCommand& c, Turn& turn) {
 void Broker::HandleQueueStats(QueueStatsCommand& c, int64_t now_ms,
                               Turn& turn) {
   const v1::GetQueueStatsRequest& request = *c.request;
+  std::vector<uint64_t> pairs = PairsInUse();
   std::vector<double> pool_seconds(pools_.size(), 0);
-  for (uint32_t p = 0; p < pools_.size(); ++p) {
-    for (uint32_t t = 0; t < tenants_.size(); ++t) {
-      pool_seconds[p] += scheduler_->Stats(t, p)->worker_seconds;
-    }
+  for (uint64_t pair : pairs) {
+    auto p = static_cast<uint32_t>(pair);
+    pool_seconds[p] +=
+        scheduler_->Stats(static_cast<uint32_t>(pair >> 32), p)->worker_seconds;
   }
-  for (uint32_t t = 0; t < tenants_.size(); ++t) {
+  for (uint64_t pair : pairs) {
+    auto t = static_cast<uint32_t>(pair >> 32);
+    auto p = static_cast<uint32_t>(pair);
     const std::string& tenant = tenants_[t].config.name();
     if (!request.tenant().empty() && request.tenant() != tenant) continue;
-    for (uint32_t p = 0; p < pools_.size(); ++p) {
-      if (!request.pool().empty() && request.pool() != pools_[p].name) continue;
-      sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
-      const Depth& depth = PeekDepth(t, p);
-      if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0 &&
-          stats.worker_seconds == 0) {
-        continue;
-      }
-      v1::TenantStats* out = c.response->add_tenants();
-      out->set_tenant(tenant);
-      out->set_pool(pools_[p].name);
-      out->set_ready(stats.queued);
-      out->set_scheduled(depth.scheduled);
-      out->set_leased(depth.leased);
-      out->set_dead(depth.dead);
-      if (stats.oldest_ready_at) {
-        auto age = now_ms - static_cast<int64_t>(*stats.oldest_ready_at * 1000);
-        *out->mutable_oldest_ready_age() =
-            TimeUtil::MillisecondsToDuration(std::max<int64_t>(0, age));
-      }
-      if (depth.waits) {
-        *out->mutable_wait_p99() =
-            TimeUtil::MillisecondsToDuration(depth.waits->Percentile(0.99));
-      }
-      out->set_worker_seconds(stats.worker_seconds);
-      out->set_share(pool_seconds[p] > 0 ? stats.worker_seconds / pool_seconds[p]
-                                         : 0);
-      out->set_deficit(stats.deficit);
+    if (!request.pool().empty() && request.pool() != pools_[p].name) continue;
+    sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
+    const Depth& depth = PeekDepth(t, p);
+    if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0 &&
+        stats.worker_seconds == 0) {
+      continue;
     }
+    v1::TenantStats* out = c.response->add_tenants();
+    out->set_tenant(tenant);
+    out->set_pool(pools_[p].name);
+    out->set_ready(stats.queued);
+    out->set_scheduled(depth.scheduled);
+    out->set_leased(depth.leased);
+    out->set_dead(depth.dead);
+    if (stats.oldest_ready_at) {
+      auto age = now_ms - static_cast<int64_t>(*stats.oldest_ready_at * 1000);
+      *out->mutable_oldest_ready_age() =
+          TimeUtil::MillisecondsToDuration(std::max<int64_t>(0, age));
+    }
+    if (depth.waits) {
+      *out->mutable_wait_p99() =
+          TimeUtil::MillisecondsToDuration(depth.waits->Percentile(0.99));
+    }
+    out->set_worker_seconds(stats.worker_seconds);
+    out->set_share(pool_seconds[p] > 0 ? stats.worker_seconds / pool_seconds[p]
+                                       : 0);
+    out->set_deficit(stats.deficit);
   }
   Reply(turn, std::move(c.done), Status::Ok());
 }

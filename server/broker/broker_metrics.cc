@@ -12,8 +12,8 @@ void Broker::HandleMetricsSnapshot(MetricsSnapshotCommand& c, int64_t now_ms) {
   c.done(Status::Ok());
 }
 
-// O(tenants x pools), like GetQueueStats: a scrape every few seconds is an
-// admin-rate call.
+// O(tenants + the tenant-pool pairs in use), like GetQueueStats: a scrape
+// runs on the dispatcher, so it must not walk every tenant x pool.
 metrics::BrokerState Broker::MetricsState() const {
   metrics::BrokerState state;
   // Organisations as the scheduler weighs them: the configured ones, weight
@@ -38,37 +38,38 @@ metrics::BrokerState Broker::MetricsState() const {
   }
   std::vector<uint32_t> workers = workers_.WorkersPerPool(pools_.size());
   for (uint32_t p = 0; p < pools_.size(); ++p) {
-    state.pools.push_back({workers[p], workers_.Capacity(p),
-                           static_cast<uint32_t>(*scheduler_->PoolTenants(p))});
+    state.pools.push_back(
+        {workers[p], workers_.Capacity(p),
+         static_cast<uint32_t>(scheduler_->TenantsIn(p).size())});
   }
-  for (uint32_t t = 0; t < tenants_.size(); ++t) {
+  for (uint64_t pair : PairsInUse()) {
+    auto t = static_cast<uint32_t>(pair >> 32);
+    auto p = static_cast<uint32_t>(pair);
+    sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
+    const Depth& depth = PeekDepth(t, p);
+    if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0) {
+      continue;
+    }
+    metrics::TenantPoolState row{t,
+                                 p,
+                                 stats.queued,
+                                 depth.scheduled,
+                                 depth.leased,
+                                 depth.dead,
+                                 std::nullopt,
+                                 std::nullopt,
+                                 0};
+    if (stats.oldest_ready_at) {
+      row.oldest_ready_ms = std::llround(*stats.oldest_ready_at * 1000);
+    }
     sched::SlotLimit cap = config::ToSchedulerLimit(tenants_[t].config.cap());
     sched::SlotLimit floor =
         config::ToSchedulerLimit(tenants_[t].config.floor());
-    for (uint32_t p = 0; p < pools_.size(); ++p) {
-      sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
-      const Depth& depth = PeekDepth(t, p);
-      if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0) {
-        continue;
-      }
-      metrics::TenantPoolState row{t,
-                                   p,
-                                   stats.queued,
-                                   depth.scheduled,
-                                   depth.leased,
-                                   depth.dead,
-                                   std::nullopt,
-                                   std::nullopt,
-                                   0};
-      if (stats.oldest_ready_at) {
-        row.oldest_ready_ms = std::llround(*stats.oldest_ready_at * 1000);
-      }
-      uint32_t slots = state.pools[p].slots;
-      if (cap.is_set()) row.cap_slots = cap.CapSlots(slots);
-      row.floor_slots =
-          std::min(floor.FloorSlots(slots), row.cap_slots.value_or(UINT32_MAX));
-      state.rows.push_back(row);
-    }
+    uint32_t slots = state.pools[p].slots;
+    if (cap.is_set()) row.cap_slots = cap.CapSlots(slots);
+    row.floor_slots =
+        std::min(floor.FloorSlots(slots), row.cap_slots.value_or(UINT32_MAX));
+    state.rows.push_back(row);
   }
   return state;
 }

@@ -33,8 +33,8 @@ class Pool {
   const std::string& name() const { return name_; }
   uint32_t capacity() const { return capacity_; }
 
-  // Tenants that hold state in this pool.
-  size_t tenants() const { return tenants_.size(); }
+  // Tenants that hold state in this pool, in the order they joined.
+  const std::vector<TenantId>& tenants() const { return tenant_ids_; }
 
   // Recomputes every tenant's share-based slot limits.
   void SetCapacity(uint32_t slots);

@@ -62,8 +62,7 @@ StatusOr<PoolId> Scheduler::AddPool(std::string_view name) {
   return id;
 }
 
-StatusOr<size_t> Scheduler::PoolTenants(PoolId pool) const {
-  FAIRQ_RETURN_IF_ERROR(CheckPool(pool));
+const std::vector<TenantId>& Scheduler::TenantsIn(PoolId pool) const {
   return pools_[pool]->tenants();
 }
 

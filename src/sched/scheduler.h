@@ -86,8 +86,9 @@ class Scheduler {
   StatusOr<bool> OverShare(TenantId tenant, PoolId pool) const;
   size_t tenant_count() const { return tenants_.size(); }
   size_t pool_count() const { return pools_.size(); }
-  // Tenants holding state in the pool: those that used it since the start.
-  StatusOr<size_t> PoolTenants(PoolId pool) const;
+  // Tenants holding state in the pool: those that used it since the start,
+  // in the order they joined. REQUIRES: `pool` exists.
+  const std::vector<TenantId>& TenantsIn(PoolId pool) const;
   size_t running_count() const { return running_.size(); }
   bool IsRunning(JobId job) const { return running_.count(job) != 0; }
 

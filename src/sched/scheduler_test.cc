@@ -512,16 +512,16 @@ TEST(SchedulerTest, APoolHoldsOnlyTheTenantsThatUsedIt) {
   for (int i = 0; i < 1000; ++i) h.Add("t" + std::to_string(i));
   PoolId gpu = h.scheduler->AddPool("gpu").value();
   ASSERT_TRUE(h.scheduler->SetCapacity(gpu, 4).ok());
-  EXPECT_EQ(*h.scheduler->PoolTenants(gpu), 0u);
-  EXPECT_EQ(*h.scheduler->PoolTenants(h.pool), 0u);
+  EXPECT_EQ(h.scheduler->TenantsIn(gpu).size(), 0u);
+  EXPECT_EQ(h.scheduler->TenantsIn(h.pool).size(), 0u);
 
   TenantConfig capped = Config("t7");
   capped.cap = SlotLimit::Count(1);
   capped.cap_mode = CapMode::kHard;
   ASSERT_TRUE(h.scheduler->UpdateTenant(7, capped).ok());
   h.Queue(7, 2, 1.0, 0, gpu);
-  EXPECT_EQ(*h.scheduler->PoolTenants(gpu), 1u);
-  EXPECT_EQ(*h.scheduler->PoolTenants(h.pool), 0u);
+  EXPECT_EQ(h.scheduler->TenantsIn(gpu).size(), 1u);
+  EXPECT_EQ(h.scheduler->TenantsIn(h.pool).size(), 0u);
   ASSERT_TRUE(h.Lease(gpu));
   EXPECT_FALSE(h.Lease(gpu));  // its cap of 1 holds here too
 
@@ -529,8 +529,8 @@ TEST(SchedulerTest, APoolHoldsOnlyTheTenantsThatUsedIt) {
   EXPECT_EQ(h.scheduler->Stats(8, gpu)->queued, 0u);
   EXPECT_EQ(*h.scheduler->OverShare(8, gpu), false);
   EXPECT_EQ(h.scheduler->Cancel(8, gpu, 1).code(), StatusCode::kNotFound);
-  EXPECT_EQ(*h.scheduler->PoolTenants(gpu), 1u);
-  EXPECT_EQ(h.scheduler->PoolTenants(9).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(h.scheduler->TenantsIn(gpu).size(), 1u);
+  EXPECT_EQ(h.scheduler->TenantsIn(gpu), (std::vector<TenantId>{7}));
 }
 
 TEST(SchedulerTest, PausedTenantKeepsItsQueue) {
