@@ -16,7 +16,8 @@ constexpr size_t kMaxItems = 1000;  // per Complete or Fail call (the API's)
 // a completed job, or one failed for good, is no longer live (NOT_FOUND); a
 // job failed to be retried is live with a new lease or none, so the old
 // token is stale (FAILED_PRECONDITION), or it has no attempts left and is
-// dead (NOT_FOUND).
+// dead (NOT_FOUND). A lease that lapsed meanwhile gets the same answers,
+// so they stay errors; the message says which it may be.
 bool RepeatOfATakenReport(Reporter::Kind kind, Code code) {
   if (code == Code::kNotFound) return true;
   return code == Code::kFailedPrecondition &&
@@ -145,7 +146,11 @@ void Reporter::Tally(const std::vector<const Item*>& items,
                    ? FromAckResult(response.results(static_cast<int>(i)))
                    : Status(Code::kInternal, "no result for this item");
       if (repeated && RepeatOfATakenReport(items[i]->kind, result.code())) {
-        result = Status();
+        result = Status(result.code(),
+                        result.message() +
+                            " (an earlier attempt of this report failed in "
+                            "a way that may have reached the broker: it may "
+                            "have taken the report then)");
       }
     }
     if (!result.ok()) {
