@@ -144,6 +144,9 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
 
 void Broker::RunTurn(std::vector<Command>& commands, int64_t now_ms,
                      Turn& turn) {
+  // Due jobs first: a Lease that does not wait is answered as it is
+  // handled, and should see them. They touch no lease.
+  PromoteScheduled(now_ms, turn);
   for (Command& command : commands) Handle(command, now_ms, turn);
   RunTimers(now_ms, turn);
   MatchWaiters(now_ms, turn);

@@ -55,10 +55,10 @@ class Broker {
   // configured tenants and pools that are new. REQUIRES: no commands yet.
   Status Restore(int64_t now_ms, Turn& turn);
 
-  // One dispatcher turn at `now_ms`: the commands in order, then the timers,
-  // then matching. The commands came in before now_ms was read, so a
-  // heartbeat or report that waited in the queue through a stall counts
-  // before its lease is lapsed.
+  // One dispatcher turn at `now_ms`: due scheduled jobs, the commands in
+  // order, then the other timers, then matching. The commands came in
+  // before now_ms was read, so a heartbeat or report that waited in the
+  // queue through a stall counts before its lease is lapsed.
   void RunTurn(std::vector<Command>& commands, int64_t now_ms, Turn& turn);
   // Handles one command. Always either queues its reply on `turn` or runs
   // `done` (never both, never neither).
@@ -220,7 +220,7 @@ class Broker {
   metrics::BrokerState MetricsState() const;
 
   // broker.cc: lapsed leases, due scheduled jobs, expired waits, idle
-  // workers; and compacts the job table, so call it between commands.
+  // workers; and compacts the job table (no JobMeta reference may be held).
   void RunTimers(int64_t now_ms, Turn& turn);
   // Hands ready jobs to waiting Lease calls.
   void MatchWaiters(int64_t now_ms, Turn& turn);
