@@ -59,11 +59,11 @@ class TenantsCommand final : public RpcCommand {
   int Run(std::ostream& out, std::ostream& err) override {
     if (list_->parsed()) return List(out, err);
     v1::Tenant tenant;
-    grpc::Status status;
-    if (get_->parsed()) {
-      status = Get(&tenant);
-    } else {
+    grpc::Status status = Get(&tenant);
+    if (set_->parsed() &&
+        (status.ok() || status.error_code() == grpc::StatusCode::NOT_FOUND)) {
       v1::SetTenantRequest request;
+      *request.mutable_tenant() = tenant;
       if (int code = Apply(&request, err); code != kExitOk) return code;
       auto context = Context();
       status = Admin()->SetTenant(context.get(), request, &tenant);
@@ -114,9 +114,11 @@ class TenantsCommand final : public RpcCommand {
     return kExitOk;
   }
 
-  // The flags given, and only those, as the request's update mask: the
-  // broker changes them in one step and keeps the rest (with no flags, a
-  // new tenant gets the defaults and a known one is left as it is).
+  // The flags given, over the tenant as read, with those flags as the
+  // update mask: the broker changes them in one step and keeps the rest
+  // (with no flags, a new tenant gets the config's tenant_defaults and a
+  // known one is left as it is). A daemon older than update_mask takes the
+  // whole tenant instead, which keeps the rest as read.
   int Apply(v1::SetTenantRequest* request, std::ostream& err) const {
     v1::Tenant* t = request->mutable_tenant();
     google::protobuf::FieldMask* mask = request->mutable_update_mask();

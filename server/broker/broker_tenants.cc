@@ -128,7 +128,8 @@ void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
     v1::Tenant current;
     if (it != tenant_ids_.end()) {
       current = tenants_[it->second].config;
-    } else {
+    } else {  // as auto-creation makes it
+      current = config_.tenant_defaults.settings;
       current.set_name(c.tenant->name());
     }
     settings = config::MergeTenant(current, *c.tenant, *c.mask);

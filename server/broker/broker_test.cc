@@ -350,6 +350,19 @@ TEST_F(BrokerTest, AHeartbeatQueuedThroughAStallKeepsItsLease) {
   EXPECT_EQ(CompleteCode(id, token), 0);
 }
 
+// A Lease that does not wait, handled in the turn in which a delayed job
+// falls due, gets that job.
+TEST_F(BrokerTest, ALeaseThatDoesNotWaitSeesJobsDueInItsTurn) {
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  *spec.mutable_delay() = TimeUtil::MillisecondsToDuration(1000);
+  uint64_t id = Enqueue(spec);
+  now_ += 1000;  // no turn in between
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  EXPECT_EQ(lease->response.jobs(0).job().id(), id);
+}
+
 // A requeue built from a dead letter read before another requeue revived
 // (and finished) the job does nothing: no ghost job, no negative count.
 TEST_F(BrokerTest, AStaleDeadLetterRequeueDoesNothing) {
@@ -667,6 +680,9 @@ TEST_F(BrokerTest, BacklogQuotaRejectsWithARetryHint) {
 // SetTenant with an update mask changes the named settings of the tenant
 // as the broker holds it, in one command, and checks the result whole.
 TEST_F(BrokerTest, AMaskedSetTenantChangesOnlyWhatItNames) {
+  config_.tenant_defaults.settings.set_weight(4);
+  config_.tenant_defaults.settings.mutable_quotas()->set_max_queued(50);
+  Reopen();
   auto set = [&](const v1::Tenant& tenant,
                  const google::protobuf::FieldMask* mask, v1::Tenant* out) {
     std::optional<Status> done;
@@ -712,7 +728,7 @@ TEST_F(BrokerTest, AMaskedSetTenantChangesOnlyWhatItNames) {
   EXPECT_FALSE(out.has_cap());
 
   // An empty mask leaves a known tenant as it is, and gives a new one the
-  // defaults.
+  // config's tenant_defaults, as auto-creation does.
   google::protobuf::FieldMask none;
   ASSERT_TRUE(set(full, &none, &out).ok());
   EXPECT_EQ(out.weight(), 5);
@@ -722,7 +738,8 @@ TEST_F(BrokerTest, AMaskedSetTenantChangesOnlyWhatItNames) {
   fresh.set_weight(9);
   ASSERT_TRUE(set(fresh, &none, &out).ok());
   EXPECT_EQ(out.name(), "b");
-  EXPECT_EQ(out.weight(), 1);
+  EXPECT_EQ(out.weight(), 4);
+  EXPECT_EQ(out.quotas().max_queued(), 50u);
 }
 
 TEST_F(BrokerTest, AFailedWriteIsNeverAcknowledgedAndLaterWritesAreRefused) {
