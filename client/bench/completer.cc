@@ -82,19 +82,17 @@ void Completer::Send(const v1::CompleteRequest& request) {
   auto call = std::chrono::steady_clock::now();
   grpc::Status status = stub_->Complete(&context, request, &response);
   double call_ms = MillisSince(call);
+  Status outcome = status.ok() ? Status::Ok() : FromGrpc(status, "Complete");
   size_t accepted = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!status.ok()) {
-      if (first_error_.ok()) first_error_ = FromGrpc(status, "Complete");
-      return;
-    }
+    if (!outcome.ok() && first_error_.ok()) first_error_ = outcome;
     for (const v1::AckResult& result : response.results()) {
       if (result.code() == 0) ++accepted;
     }
     completed_ += accepted;
   }
-  if (sent_) sent_(accepted, call_ms);
+  if (sent_) sent_(outcome, accepted, call_ms);
 }
 
 }  // namespace fairq::bench

@@ -25,9 +25,10 @@ namespace fairq::bench {
 
 class Completer {
  public:
-  // Told after each Complete call that succeeded: the completions the broker
-  // accepted, and the call's milliseconds.
-  using SentCallback = std::function<void(size_t accepted, double call_ms)>;
+  // Told after each Complete call: its status, the completions the broker
+  // accepted (0 when the call failed), and the call's milliseconds.
+  using SentCallback = std::function<void(const Status& status, size_t accepted,
+                                          double call_ms)>;
 
   // `bench` must outlive this; calls go over channel `channel`. `sent` may
   // be empty.

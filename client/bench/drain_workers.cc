@@ -79,12 +79,13 @@ Status DrainWorkers::WorkerLoop(size_t w) {
   std::optional<Completer> reporter;
   if (options_.background_reports) {
     // complete_ms is written on the Completer's thread until reset() joins it.
-    reporter.emplace(bench_, w,
-                     [this, w, &complete_ms](size_t done, double ms) {
-                       complete_ms.push_back(ms);
-                       if (Status status = Counted(w, done); !status.ok())
-                         Abort(status);
-                     });
+    reporter.emplace(
+        bench_, w,
+        [this, w, &complete_ms](const Status& sent, size_t done, double ms) {
+          complete_ms.push_back(ms);
+          Status status = sent.ok() ? Counted(w, done) : sent;
+          if (!status.ok()) Abort(status);
+        });
   }
   Status status;
   while (!stop_.load() && SecondsSince(start_) < options_.max_seconds) {
@@ -100,8 +101,8 @@ Status DrainWorkers::WorkerLoop(size_t w) {
     if (leased->jobs_size() == 0) continue;
     lease_ms.push_back(MillisSince(call));
     jobs.push_back(leased->jobs_size());
-    status =
-        Report(w, *stub, *leased, reporter ? &*reporter : nullptr, complete_ms);
+    status = CompleteJobs(w, *stub, *leased, reporter ? &*reporter : nullptr,
+                          complete_ms);
     if (!status.ok()) break;
   }
   if (reporter) {
@@ -112,10 +113,10 @@ Status DrainWorkers::WorkerLoop(size_t w) {
   return status;
 }
 
-Status DrainWorkers::Report(size_t w, v1::Worker::Stub& stub,
-                            const v1::LeaseResponse& leased,
-                            Completer* reporter,
-                            std::vector<double>& complete_ms) {
+Status DrainWorkers::CompleteJobs(size_t w, v1::Worker::Stub& stub,
+                                  const v1::LeaseResponse& leased,
+                                  Completer* reporter,
+                                  std::vector<double>& complete_ms) {
   if (reporter != nullptr) {
     for (const v1::LeasedJob& job : leased.jobs()) {
       reporter->Add(job.job().id(), job.lease_token(),

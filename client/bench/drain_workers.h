@@ -83,9 +83,9 @@ class DrainWorkers {
  private:
   Status WorkerLoop(size_t w);
   // Completes a lease's jobs in one call, or hands them to `reporter`.
-  Status Report(size_t w, v1::Worker::Stub& stub,
-                const v1::LeaseResponse& leased, Completer* reporter,
-                std::vector<double>& complete_ms);
+  Status CompleteJobs(size_t w, v1::Worker::Stub& stub,
+                      const v1::LeaseResponse& leased, Completer* reporter,
+                      std::vector<double>& complete_ms);
   // Counts `done` accepted completions of worker `w` and runs after_complete.
   Status Counted(size_t w, size_t done);
   // Records the first error and stops every worker.

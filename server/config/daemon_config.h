@@ -99,9 +99,9 @@ struct DaemonConfig {
   bool auto_create_tenants = true;
   bool auto_create_pools = true;
   // Tenants and pools that auto-creation and SetTenant may bring the
-  // broker to; beyond, they are refused with RESOURCE_EXHAUSTED. Each pool
-  // keeps a queue for every tenant, so a client that puts ids in tenant or
-  // pool names would otherwise grow memory without end. Those stored or
+  // broker to; beyond, they are refused with RESOURCE_EXHAUSTED. Every
+  // tenant and pool costs memory, so a client that puts ids in tenant or
+  // pool names would otherwise grow it without end. Those stored or
   // listed in this file always load. 1..10,000,000 and 1..4096.
   uint32_t max_tenants = 100'000;
   uint32_t max_pools = 1024;

@@ -73,7 +73,7 @@ class Metrics {
   // a lapse, 0 when undelivered).
   virtual void LeaseEnded(uint32_t tenant, uint32_t pool, double runtime_s,
                           int64_t now_ms) = 0;
-  // One dispatcher turn took `seconds` (timers, commands, matching).
+  // One dispatcher turn took `seconds` (commands, timers, matching).
   virtual void TurnDone(double seconds) = 0;
   // A lease was granted whose job's spec comes from `source`.
   virtual void LeasedSpec(SpecSource source) = 0;

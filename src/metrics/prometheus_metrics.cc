@@ -85,7 +85,7 @@ PrometheusMetrics::PrometheusMetrics(PrometheusOptions options)
           prometheus::BuildSummary(), "fairq_queue_wait_window_seconds",
           "Queue wait quantiles over a sliding 60 s window.", *registry_)),
       turn_(Build(prometheus::BuildHistogram(), "fairq_dispatcher_turn_seconds",
-                  "Dispatcher loop turn: timers, commands, matching, handing "
+                  "Dispatcher loop turn: commands, timers, matching, handing "
                   "the turn to the writer.",
                   *registry_)
                 .Add({}, kTurnBuckets)),
