@@ -32,40 +32,29 @@ TEST(BackoffTest, JitterStaysWithinItsBounds) {
   }
 }
 
-TEST(CallWithRetryTest, RetriesOnlyUnavailableAndStopsAtMaxAttempts) {
+// Attempts made at a call that always fails with `code`, within 3.
+int AttemptsAt(Code code, RetryOn retry_on) {
   RetryOptions options{3, milliseconds(0), milliseconds(0), 0};
   int calls = 0;
-  auto always = [&](Code code) {
-    calls = 0;
-    return CallWithRetry(
-        options, [&] { return ++calls, Status(code, "x"); },
-        [](const Status&, int, milliseconds) { return true; });
-  };
-  EXPECT_EQ(always(Code::kUnavailable).code(), Code::kUnavailable);
-  EXPECT_EQ(calls, 3);
-  EXPECT_EQ(always(Code::kResourceExhausted).code(), Code::kResourceExhausted);
-  EXPECT_EQ(calls, 1);
-  EXPECT_EQ(always(Code::kDeadlineExceeded).code(), Code::kDeadlineExceeded);
-  EXPECT_EQ(calls, 1);
+  Status status = CallWithRetry(
+      options, [&] { return ++calls, Status(code, "x"); },
+      [](const Status&, int, milliseconds) { return true; }, retry_on);
+  EXPECT_EQ(status.code(), code);
+  return calls;
+}
+
+TEST(CallWithRetryTest, RetriesOnlyUnavailableAndStopsAtMaxAttempts) {
+  EXPECT_EQ(AttemptsAt(Code::kUnavailable, RetryOn::kUnavailable), 3);
+  EXPECT_EQ(AttemptsAt(Code::kResourceExhausted, RetryOn::kUnavailable), 1);
+  EXPECT_EQ(AttemptsAt(Code::kDeadlineExceeded, RetryOn::kUnavailable), 1);
 }
 
 TEST(CallWithRetryTest, ReportsAlsoRetryExhaustedAndDeadlineExceeded) {
-  RetryOptions options{3, milliseconds(0), milliseconds(0), 0};
-  int calls = 0;
-  auto always = [&](Code code) {
-    calls = 0;
-    return CallWithRetry(
-        options, [&] { return ++calls, Status(code, "x"); },
-        [](const Status&, int, milliseconds) { return true; },
-        RetryOn::kReport);
-  };
   for (Code code : {Code::kUnavailable, Code::kResourceExhausted,
                     Code::kDeadlineExceeded}) {
-    EXPECT_EQ(always(code).code(), code);
-    EXPECT_EQ(calls, 3);
+    EXPECT_EQ(AttemptsAt(code, RetryOn::kReport), 3);
   }
-  EXPECT_EQ(always(Code::kNotFound).code(), Code::kNotFound);
-  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(AttemptsAt(Code::kNotFound, RetryOn::kReport), 1);
 }
 
 TEST(CallWithRetryTest, SucceedsOnALaterAttemptAndReportsEachRetry) {

@@ -100,17 +100,10 @@ void Reporter::SendCompletions(const std::vector<const Item*>& items) {
     done->set_lease_token(item->job->token);
     *done->mutable_runtime() = ToDuration(item->runtime);
   }
-  v1::AckResponse response;
-  bool repeated = false;
-  Status status = WithRetry(
-      [&] {
-        grpc::ClientContext context;
-        context.set_deadline(DeadlineIn(options_->rpc_timeout));
-        response.Clear();
-        return FromGrpc(stub_->Complete(&context, request, &response), context);
-      },
-      repeated);
-  Tally(items, status, response, repeated);
+  SendAndTally(items,
+               [&](grpc::ClientContext& context, v1::AckResponse& response) {
+                 return stub_->Complete(&context, request, &response);
+               });
 }
 
 void Reporter::SendFailures(const std::vector<const Item*>& items) {
@@ -123,6 +116,14 @@ void Reporter::SendFailures(const std::vector<const Item*>& items) {
     failure->set_retryable(item->kind != Kind::kFail);
     *failure->mutable_runtime() = ToDuration(item->runtime);
   }
+  SendAndTally(items,
+               [&](grpc::ClientContext& context, v1::AckResponse& response) {
+                 return stub_->Fail(&context, request, &response);
+               });
+}
+
+void Reporter::SendAndTally(const std::vector<const Item*>& items,
+                            const Call& call) {
   v1::AckResponse response;
   bool repeated = false;
   Status status = WithRetry(
@@ -130,7 +131,7 @@ void Reporter::SendFailures(const std::vector<const Item*>& items) {
         grpc::ClientContext context;
         context.set_deadline(DeadlineIn(options_->rpc_timeout));
         response.Clear();
-        return FromGrpc(stub_->Fail(&context, request, &response), context);
+        return FromGrpc(call(context, response), context);
       },
       repeated);
   Tally(items, status, response, repeated);

@@ -56,8 +56,14 @@ class Reporter {
 
   void Loop();
   void Send(const std::vector<Item>& items);
+  // One Complete or Fail call's request, sent with `context`.
+  using Call = std::function<grpc::Status(grpc::ClientContext& context,
+                                          v1::AckResponse& response)>;
+
   void SendCompletions(const std::vector<const Item*>& items);
   void SendFailures(const std::vector<const Item*>& items);
+  // Makes the call, with retries, and counts its items' results.
+  void SendAndTally(const std::vector<const Item*>& items, const Call& call);
   // Counts each item's result; `status` is the call's. `repeated`: an
   // earlier attempt of the call may have landed.
   void Tally(const std::vector<const Item*>& items, const Status& status,
