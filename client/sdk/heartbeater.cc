@@ -162,7 +162,6 @@ bool Heartbeater::Handle(Call& call) {
   Status status = FromGrpc(call.status, call.context);
   if (status.ok()) {
     ++counters_->heartbeats;
-    job.LeaseConfirmed(call.sent);
     job.context.SetShouldYield(call.response.yield());
     return true;
   }

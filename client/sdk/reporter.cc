@@ -16,9 +16,8 @@ constexpr size_t kMaxItems = 1000;  // per Complete or Fail call (the API's)
 // a completed job, or one failed for good, is no longer live (NOT_FOUND); a
 // job failed to be retried is live with a new lease or none, so the old
 // token is stale (FAILED_PRECONDITION), or it has no attempts left and is
-// dead (NOT_FOUND). A lease that lapsed meanwhile gets the same answers:
-// only a repeat answered while the lease was certainly held is taken for
-// the acknowledgement of an earlier attempt.
+// dead (NOT_FOUND). A lease that lapsed meanwhile gets the same answers,
+// so they stay errors; the message says which it may be.
 bool RepeatOfATakenReport(Reporter::Kind kind, Code code) {
   if (code == Code::kNotFound) return true;
   return code == Code::kFailedPrecondition &&
@@ -127,41 +126,32 @@ void Reporter::SendAndTally(const std::vector<const Item*>& items,
                             const Call& call) {
   v1::AckResponse response;
   bool repeated = false;
-  RunningJob::Clock::time_point answered;
   Status status = WithRetry(
       [&] {
         grpc::ClientContext context;
         context.set_deadline(DeadlineIn(options_->rpc_timeout));
         response.Clear();
-        grpc::Status sent = call(context, response);
-        answered = RunningJob::Clock::now();
-        return FromGrpc(sent, context);
+        return FromGrpc(call(context, response), context);
       },
       repeated);
-  Tally(items, status, response,
-        repeated ? std::optional(answered) : std::nullopt);
+  Tally(items, status, response, repeated);
 }
 
 void Reporter::Tally(const std::vector<const Item*>& items,
                      const Status& status, const v1::AckResponse& response,
-                     std::optional<RunningJob::Clock::time_point> repeat) {
+                     bool repeated) {
   for (size_t i = 0; i < items.size(); ++i) {
     Status result = status;
     if (result.ok()) {
       result = i < static_cast<size_t>(response.results_size())
                    ? FromAckResult(response.results(static_cast<int>(i)))
                    : Status(Code::kInternal, "no result for this item");
-      if (repeat && RepeatOfATakenReport(items[i]->kind, result.code())) {
-        // The lease still held when the broker answered: no one but this
-        // report's first attempt can have ended it.
-        result = items[i]->job->LeaseHeldAt(*repeat)
-                     ? Status()
-                     : Status(result.code(),
-                              result.message() +
-                                  " (an earlier attempt of this report "
-                                  "failed in a way that may have reached "
-                                  "the broker: it may have taken the "
-                                  "report then)");
+      if (repeated && RepeatOfATakenReport(items[i]->kind, result.code())) {
+        result = Status(result.code(),
+                        result.message() +
+                            " (an earlier attempt of this report failed in "
+                            "a way that may have reached the broker: it may "
+                            "have taken the report then)");
       }
     }
     if (!result.ok()) {

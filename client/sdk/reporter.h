@@ -3,9 +3,8 @@
 // and Fail calls (at most 1,000 items each), retried on UNAVAILABLE,
 // RESOURCE_EXHAUSTED and DEADLINE_EXCEEDED. After a failure that may have
 // landed (UNAVAILABLE, DEADLINE_EXCEEDED), an item's answer that a repeat of
-// a taken report gets counts as acknowledged if the job's lease was
-// certainly held when it came (RunningJob::LeaseHeldAt); otherwise it is
-// an error whose message says that the first attempt may have landed.
+// a taken report gets is still an error (the lease may have lapsed
+// instead), but its message says that the first attempt may have landed.
 // Once a job's report is
 // acknowledged (or given up on), `reported` hears of it, on the reporter's
 // thread: the worker beats a job's lease until then, so a report held up by a
@@ -20,7 +19,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -66,11 +64,10 @@ class Reporter {
   void SendFailures(const std::vector<const Item*>& items);
   // Makes the call, with retries, and counts its items' results.
   void SendAndTally(const std::vector<const Item*>& items, const Call& call);
-  // Counts each item's result; `status` is the call's. `repeat`: when the
-  // last attempt was answered, if an earlier one may have landed.
+  // Counts each item's result; `status` is the call's. `repeated`: an
+  // earlier attempt of the call may have landed.
   void Tally(const std::vector<const Item*>& items, const Status& status,
-             const v1::AckResponse& response,
-             std::optional<RunningJob::Clock::time_point> repeat);
+             const v1::AckResponse& response, bool repeated);
   // Runs `attempt` with retries; sets `repeated` if an attempt that failed
   // may have reached the broker.
   Status WithRetry(const std::function<Status()>& attempt, bool& repeated);

@@ -82,26 +82,18 @@ std::string DefaultWorkerId() {
          std::to_string(getpid());
 }
 
-// The lease's length, or 0 when only its deadline tells: a broker older
-// than LeasedJob.lease_duration left it to the job's spec, or to the
-// broker's default.
-milliseconds LeaseDuration(const v1::LeasedJob& leased) {
-  if (leased.has_lease_duration()) {
-    return internal::ToMillis(leased.lease_duration());
-  }
-  if (leased.job().spec().has_lease_duration()) {
-    return internal::ToMillis(leased.job().spec().lease_duration());
-  }
-  return milliseconds(0);
-}
-
-// A third of the lease; worked out from the deadline and this machine's
-// clock when its length is not known.
+// A third of the lease. A broker older than LeasedJob.lease_duration left
+// it to be worked out from the job's spec or, when the job left it to the
+// broker's default, from the deadline and this machine's clock.
 milliseconds HeartbeatInterval(const v1::LeasedJob& leased,
                                milliseconds configured) {
   if (configured.count() > 0) return configured;
-  milliseconds lease = LeaseDuration(leased);
-  if (lease.count() <= 0) {
+  milliseconds lease;
+  if (leased.has_lease_duration()) {
+    lease = internal::ToMillis(leased.lease_duration());
+  } else if (leased.job().spec().has_lease_duration()) {
+    lease = internal::ToMillis(leased.job().spec().lease_duration());
+  } else {
     lease = std::chrono::duration_cast<milliseconds>(
         internal::ToTimePoint(leased.deadline()) -
         std::chrono::system_clock::now());
@@ -134,8 +126,7 @@ class WorkerImpl final : public Worker {
                                              uint32_t max_jobs);
   // REQUIRES: mu_ held. Queues the jobs for the slots, or gives them back
   // if stopping.
-  // Takes the jobs of a Lease call sent at `asked`.
-  void Hand(const std::vector<v1::LeasedJob>& jobs, Clock::time_point asked);
+  void Hand(const std::vector<v1::LeasedJob>& jobs);
   void SlotLoop();
   // Blocks for the next job; null once stopping with none left to start.
   std::shared_ptr<RunningJob> NextJob();
@@ -253,7 +244,7 @@ void WorkerImpl::LeaseLoop() {
     lease_call_ = nullptr;
     if (jobs.ok() && (!jobs->empty() || waited)) {
       backoff.Reset();
-      Hand(*jobs, asked);
+      Hand(*jobs);
       continue;
     }
     if (stopping_) return;
@@ -290,15 +281,12 @@ StatusOr<std::vector<v1::LeasedJob>> WorkerImpl::Lease(
                                     response.jobs().end());
 }
 
-void WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs,
-                      Clock::time_point asked) {
+void WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
   for (const v1::LeasedJob& leased : jobs) {
     ++counters_.leased;
     auto job = std::make_shared<RunningJob>(
         internal::FromLeasedJob(leased), leased.lease_token(),
-        HeartbeatInterval(leased, options_.heartbeat_interval),
-        LeaseDuration(leased));
-    job->LeaseConfirmed(asked);
+        HeartbeatInterval(leased, options_.heartbeat_interval));
     // Stop() began while the reply was on its way. (No room cannot happen,
     // as max_jobs was at most room_; it is handled the same way.)
     if (stopping_ || room_ == 0) {

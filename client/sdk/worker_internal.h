@@ -17,44 +17,21 @@
 namespace fairq::client::internal {
 
 struct RunningJob {
-  using Clock = std::chrono::steady_clock;
-
-  // `lease_length` 0: not known (a broker that does not send it).
   RunningJob(LeasedJobInfo info, uint64_t lease_token,
-             std::chrono::milliseconds beat_every,
-             std::chrono::milliseconds lease_length = {})
+             std::chrono::milliseconds beat_every)
       : context(std::move(info)),
         token(lease_token),
-        heartbeat_interval(beat_every),
-        lease_duration(lease_length) {}
+        heartbeat_interval(beat_every) {}
 
   // True for the first caller only. The lease is settled once: by the slot
   // reporting the handler's outcome, by a heartbeat finding the lease gone,
   // or by Stop() giving the job back; whoever comes later leaves it alone.
   bool Settle() { return !settled.exchange(true); }
 
-  // A call sent at `sent` (a Lease that granted it, or a Heartbeat that
-  // extended it) was answered OK: the broker started or extended the lease
-  // no sooner than `sent`, so it lasts at least until sent + lease_duration.
-  void LeaseConfirmed(Clock::time_point sent) {
-    if (lease_duration.count() <= 0) return;
-    int64_t until = (sent + lease_duration).time_since_epoch().count();
-    int64_t held = lease_held_until.load();
-    while (held < until &&
-           !lease_held_until.compare_exchange_weak(held, until)) {
-    }
-  }
-  // Whether the lease certainly had not lapsed at `at`.
-  bool LeaseHeldAt(Clock::time_point at) const {
-    return at.time_since_epoch().count() < lease_held_until.load();
-  }
-
   JobContext context;
   const uint64_t token;
   const std::chrono::milliseconds heartbeat_interval;
-  const std::chrono::milliseconds lease_duration;
   std::atomic<bool> settled{false};
-  std::atomic<int64_t> lease_held_until{0};  // steady clock ticks
 };
 
 struct Counters {
