@@ -121,45 +121,35 @@ class TenantsCommand final : public RpcCommand {
   // whole tenant instead, which keeps the rest as read.
   int Apply(v1::SetTenantRequest* request, std::ostream& err) const {
     v1::Tenant* t = request->mutable_tenant();
-    google::protobuf::FieldMask* mask = request->mutable_update_mask();
     t->set_name(name_);
-    if (org_) {
-      t->set_org(*org_);
-      mask->add_paths("org");
-    }
-    if (weight_) {
-      t->set_weight(*weight_);
-      mask->add_paths("weight");
-    }
+    if (org_) t->set_org(*org_);
+    if (weight_) t->set_weight(*weight_);
     if (cap_mode_) {
       t->set_cap_mode(*cap_mode_ == "hard" ? v1::CAP_MODE_HARD
                                            : v1::CAP_MODE_WORK_CONSERVING);
-      mask->add_paths("cap_mode");
     }
-    if (cap_) {
-      if (SetLimit(*cap_, "--cap", t->mutable_cap(), err) != kExitOk) {
-        return kExitUsage;
-      }
-      mask->add_paths("cap");
+    if (cap_ && SetLimit(*cap_, "--cap", t->mutable_cap(), err) != kExitOk) {
+      return kExitUsage;
     }
-    if (floor_) {
-      if (SetLimit(*floor_, "--floor", t->mutable_floor(), err) != kExitOk) {
-        return kExitUsage;
-      }
-      mask->add_paths("floor");
+    if (floor_ &&
+        SetLimit(*floor_, "--floor", t->mutable_floor(), err) != kExitOk) {
+      return kExitUsage;
     }
-    v1::Quotas* quotas = t->mutable_quotas();
-    if (max_queued_) {
-      quotas->set_max_queued(*max_queued_);
-      mask->add_paths("quotas.max_queued");
-    }
-    if (rate_) {
-      quotas->set_enqueue_rate(*rate_);
-      mask->add_paths("quotas.enqueue_rate");
-    }
-    if (burst_) {
-      quotas->set_enqueue_burst(*burst_);
-      mask->add_paths("quotas.enqueue_burst");
+    if (max_queued_) t->mutable_quotas()->set_max_queued(*max_queued_);
+    if (rate_) t->mutable_quotas()->set_enqueue_rate(*rate_);
+    if (burst_) t->mutable_quotas()->set_enqueue_burst(*burst_);
+    const std::pair<bool, const char*> flags[] = {
+        {org_.has_value(), "org"},
+        {weight_.has_value(), "weight"},
+        {cap_mode_.has_value(), "cap_mode"},
+        {cap_.has_value(), "cap"},
+        {floor_.has_value(), "floor"},
+        {max_queued_.has_value(), "quotas.max_queued"},
+        {rate_.has_value(), "quotas.enqueue_rate"},
+        {burst_.has_value(), "quotas.enqueue_burst"}};
+    google::protobuf::FieldMask* mask = request->mutable_update_mask();
+    for (const auto& [given, path] : flags) {
+      if (given) mask->add_paths(path);
     }
     return kExitOk;
   }

@@ -32,6 +32,13 @@ class ReporterTest : public ::testing::Test {
       errors_.push_back(error.ToString());
     };
   }
+  // A broker that takes the next report but never answers it: the call
+  // runs out of its 200 ms and is sent again.
+  void ServeLosingOneAnswer() {
+    Serve(/*refusals=*/0);
+    broker_->LoseAnswers(1);
+    options_.rpc_timeout = milliseconds(200);
+  }
 
   // Reports `job` as `kind` with `error`, and returns once it is
   // acknowledged or given up on (the Reporter's destructor sends what is
@@ -93,9 +100,7 @@ TEST_F(ReporterTest, RefusalsPastTheRetryBudgetAreCountedAndReported) {
 // live, which a lapsed lease would look like too: still an error, saying
 // the first attempt may have been taken.
 TEST_F(ReporterTest, ACompletionWhoseAnswerWasLostIsSentAgain) {
-  Serve(/*refusals=*/0);
-  broker_->LoseAnswers(1);
-  options_.rpc_timeout = milliseconds(200);
+  ServeLosingOneAnswer();
   ReportOne(Job(7), Reporter::Kind::kSuccess, "");
   EXPECT_EQ(broker_->acks(), 2);
   EXPECT_EQ(broker_->completed(), (std::vector<uint64_t>{7}));
@@ -109,9 +114,7 @@ TEST_F(ReporterTest, ACompletionWhoseAnswerWasLostIsSentAgain) {
 
 // For a failure to be retried the repeat finds the lease token stale.
 TEST_F(ReporterTest, ARetryWhoseAnswerWasLostIsSentAgain) {
-  Serve(/*refusals=*/0);
-  broker_->LoseAnswers(1);
-  options_.rpc_timeout = milliseconds(200);
+  ServeLosingOneAnswer();
   ReportOne(Job(7), Reporter::Kind::kRetry, "flaky");
   EXPECT_EQ(broker_->acks(), 2);
   EXPECT_EQ(broker_->errors(), (std::vector<std::string>{"flaky"}));

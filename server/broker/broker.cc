@@ -148,7 +148,7 @@ void Broker::RunTurn(std::vector<Command>& commands, int64_t now_ms,
   // handled, and should see them. They touch no lease.
   PromoteScheduled(now_ms, turn);
   for (Command& command : commands) Handle(command, now_ms, turn);
-  RunTimers(now_ms, turn);
+  RunTimers(now_ms, turn);  // promotes again what the commands made due
   MatchWaiters(now_ms, turn);
 }
 

@@ -123,6 +123,8 @@ class Broker {
   // `field` names the pool in an error: "pool", or "pools[2]" in a Lease.
   StatusOr<sched::PoolId> FindOrCreatePool(const std::string& pool, Turn& turn,
                                            std::string_view field = "pool");
+  // The pool's id if it exists ("" is the default pool).
+  std::optional<sched::PoolId> FindPool(const std::string& pool) const;
   // What FindOrCreatePool would refuse `pool` with, without making it: an
   // enqueue checks its pool before it makes a tenant it would then not use.
   Status CanUsePool(const std::string& pool,

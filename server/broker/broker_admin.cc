@@ -61,19 +61,21 @@ void Broker::HandleQueueStats(QueueStatsCommand& c, int64_t now_ms,
                               Turn& turn) {
   const v1::GetQueueStatsRequest& request = *c.request;
   std::vector<uint64_t> pairs = PairsInUse();
+  // Every pair's usage counts towards its pool's total, filtered or not.
+  std::vector<sched::TenantPoolStats> all(pairs.size());
   std::vector<double> pool_seconds(pools_.size(), 0);
-  for (uint64_t pair : pairs) {
-    auto p = static_cast<uint32_t>(pair);
-    pool_seconds[p] +=
-        scheduler_->Stats(static_cast<uint32_t>(pair >> 32), p)->worker_seconds;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    auto p = static_cast<uint32_t>(pairs[i]);
+    all[i] = *scheduler_->Stats(static_cast<uint32_t>(pairs[i] >> 32), p);
+    pool_seconds[p] += all[i].worker_seconds;
   }
-  for (uint64_t pair : pairs) {
-    auto t = static_cast<uint32_t>(pair >> 32);
-    auto p = static_cast<uint32_t>(pair);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    auto t = static_cast<uint32_t>(pairs[i] >> 32);
+    auto p = static_cast<uint32_t>(pairs[i]);
     const std::string& tenant = tenants_[t].config.name();
     if (!request.tenant().empty() && request.tenant() != tenant) continue;
     if (!request.pool().empty() && request.pool() != pools_[p].name) continue;
-    sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
+    const sched::TenantPoolStats& stats = all[i];
     const Depth& depth = PeekDepth(t, p);
     if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0 &&
         stats.worker_seconds == 0) {

@@ -82,7 +82,11 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     return InvalidArgument("not_before: at most 365 days ahead, got " +
                            TimeUtil::ToString(spec.not_before()));
   }
-  FAIRQ_RETURN_IF_ERROR(CanUsePool(spec.pool()));
+  // A new pool is checked before the tenant is made and made after it, so
+  // that a refused enqueue leaves neither behind; a known one is looked up
+  // once.
+  std::optional<sched::PoolId> known_pool = FindPool(spec.pool());
+  if (!known_pool) FAIRQ_RETURN_IF_ERROR(CanUsePool(spec.pool()));
   StatusOr<sched::TenantId> tenant = FindOrCreateTenant(spec.tenant(), turn);
   if (!tenant.ok()) {
     if (tenant.status().code() == StatusCode::kNotFound) {
@@ -92,7 +96,9 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     }
     return tenant.status();
   }
-  StatusOr<sched::PoolId> pool = FindOrCreatePool(spec.pool(), turn);
+  StatusOr<sched::PoolId> pool = known_pool
+                                     ? StatusOr<sched::PoolId>(*known_pool)
+                                     : FindOrCreatePool(spec.pool(), turn);
   if (!pool.ok()) return pool.status();
   const std::string& key = spec.idempotency_key();
   if (!key.empty()) {

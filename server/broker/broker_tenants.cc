@@ -1,6 +1,7 @@
 // Tenants and pools: lookup, auto-creation, settings, pause.
 #include <algorithm>
 
+#include "absl/strings/string_view.h"
 #include "server/broker/broker.h"
 #include "server/config/tenant_settings.h"
 
@@ -8,6 +9,13 @@ namespace fairq::server {
 namespace {
 
 constexpr char kDefaultPool[] = "default";
+
+// A pool as stored: an empty name is the default pool. (absl's view: this
+// absl build's maps look up by it, not by std::string_view.)
+absl::string_view PoolName(const std::string& pool) {
+  return pool.empty() ? absl::string_view(kDefaultPool)
+                      : absl::string_view(pool);
+}
 
 }  // namespace
 
@@ -21,10 +29,16 @@ uint32_t Broker::AddPool(const std::string& name) {
   return id;
 }
 
+std::optional<sched::PoolId> Broker::FindPool(const std::string& pool) const {
+  auto it = pool_ids_.find(PoolName(pool));
+  if (it == pool_ids_.end()) return std::nullopt;
+  return it->second;
+}
+
 Status Broker::CanUsePool(const std::string& pool,
                           std::string_view field) const {
-  const std::string& name = pool.empty() ? std::string(kDefaultPool) : pool;
-  if (pool_ids_.contains(name)) return Status::Ok();
+  if (FindPool(pool)) return Status::Ok();
+  std::string name(PoolName(pool));
   if (!config_.auto_create_pools) {
     return InvalidArgument(std::string(field) + ": unknown pool \"" + name +
                            "\" (auto_create_pools is off)");
@@ -40,10 +54,9 @@ Status Broker::CanUsePool(const std::string& pool,
 StatusOr<sched::PoolId> Broker::FindOrCreatePool(const std::string& pool,
                                                  Turn& turn,
                                                  std::string_view field) {
-  const std::string& name = pool.empty() ? std::string(kDefaultPool) : pool;
-  auto it = pool_ids_.find(name);
-  if (it != pool_ids_.end()) return it->second;
-  FAIRQ_RETURN_IF_ERROR(CanUsePool(name, field));
+  if (std::optional<sched::PoolId> found = FindPool(pool)) return *found;
+  FAIRQ_RETURN_IF_ERROR(CanUsePool(pool, field));
+  std::string name(PoolName(pool));
   uint32_t id = AddPool(name);
   v1::PoolRecord record;
   record.set_id(id);
