@@ -43,7 +43,7 @@ void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
     // beat's answer schedules the next.
     if (!added && entry.call != nullptr) return;
     if (!added) due_.erase({entry.due, key});
-    entry = Entry{std::move(job), due, nullptr};
+    entry = Entry{job, due, nullptr, job->heartbeat_interval};
     due_.insert({due, key});
   }
   changed_.notify_one();
@@ -97,8 +97,8 @@ void Heartbeater::Send(const RunningJob* key,
   // two beats still come inside the lease that the last answered one
   // extended (three intervals by default).
   call->context.set_wait_for_ready(true);
-  call->context.set_deadline(DeadlineIn(
-      std::min(options_->rpc_timeout, entry.job->heartbeat_interval)));
+  call->context.set_deadline(
+      DeadlineIn(std::min(options_->rpc_timeout, entry.interval)));
   call->sent = Clock::now();
   Call* started = call.get();
   entry.call = started;
@@ -151,8 +151,12 @@ void Heartbeater::HandleFinished(std::unique_lock<std::mutex>& lock) {
     }
     Entry& entry = found->second;
     entry.call = nullptr;
-    entry.due = std::max(Clock::now(),
-                         answered[i]->sent + entry.job->heartbeat_interval);
+    const Call& call = *answered[i];
+    if (call.status.ok() && call.response.has_lease_duration()) {
+      entry.interval = BeatEvery(ToMillis(call.response.lease_duration()),
+                                 options_->heartbeat_interval);
+    }
+    entry.due = std::max(Clock::now(), call.sent + entry.interval);
     due_.insert({entry.due, found->first});
   }
 }

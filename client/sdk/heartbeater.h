@@ -1,7 +1,8 @@
 // Heartbeater: extends the leases of the jobs a worker holds (running or
-// prefetched), each every its heartbeat_interval, and passes the broker's
-// yield flag to the job's context. A heartbeat that finds the lease gone
-// settles the job as lost and cancels its context.
+// prefetched), each every its heartbeat_interval (from the lease length of
+// the last answer: a broker restart may have changed it), and passes the
+// broker's yield flag to the job's context. A heartbeat that finds the lease
+// gone settles the job as lost and cancels its context.
 //
 // Heartbeats of different jobs are in flight at once (gRPC's callback
 // API), at most one per job: a slow answer for one job does not delay the
@@ -50,6 +51,7 @@ class Heartbeater {
     std::shared_ptr<RunningJob> job;
     Clock::time_point due;
     const Call* call = nullptr;  // in flight; then it has no place in `due_`
+    std::chrono::milliseconds interval;
   };
 
   void Loop();

@@ -6,8 +6,9 @@
 // their client gives up; a job reported again gets fairqd's answer (not
 // live, or a stale token for a failure to be retried). Lease answers at once,
 // with the jobs offered (Offer), up to the call's max_jobs, else none;
-// Heartbeat acknowledges, or with HoldHeartbeats(n) holds each call until n are
-// in flight together. It keeps what it was sent.
+// Heartbeat acknowledges (with the lease length set by
+// LeaseLengthOnHeartbeat, if any), or with HoldHeartbeats(n) holds each call
+// until n are in flight together. It keeps what it was sent.
 //
 // Thread-safe: gRPC's threads call the handlers, the test reads.
 #ifndef FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
@@ -96,7 +97,7 @@ class StandInBroker final : public v1::Worker::Service {
 
   grpc::Status Heartbeat(grpc::ServerContext* context,
                          const v1::HeartbeatRequest*,
-                         v1::HeartbeatResponse*) override {
+                         v1::HeartbeatResponse* response) override {
     std::unique_lock<std::mutex> lock(mu_);
     heartbeats_.push_back(Clock::now());
     const uint64_t round = release_round_;
@@ -114,8 +115,18 @@ class StandInBroker final : public v1::Worker::Service {
       return grpc::Status(grpc::StatusCode::CANCELLED, "held, then canceled");
     }
     ++answered_beats_;
+    if (beat_lease_seconds_ > 0) {
+      response->mutable_lease_duration()->set_seconds(beat_lease_seconds_);
+    }
     changed_.notify_all();
     return grpc::Status::OK;
+  }
+
+  // Heartbeat answers say the lease now lasts `seconds` (as after a broker
+  // restart with another default).
+  void LeaseLengthOnHeartbeat(int64_t seconds) {
+    std::lock_guard<std::mutex> lock(mu_);
+    beat_lease_seconds_ = seconds;
   }
 
   // Lease calls hand out `job`, in the order offered.
@@ -247,6 +258,7 @@ class StandInBroker final : public v1::Worker::Service {
   uint64_t release_round_ = 0;  // advances when held heartbeats go
   int answered_beats_ = 0;
   int canceled_early_ = 0;
+  int64_t beat_lease_seconds_ = 0;  // 0: answers carry no lease length
   std::string address_;
   std::unique_ptr<grpc::Server> server_;  // last: stops before the above go
 };

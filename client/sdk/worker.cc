@@ -31,9 +31,6 @@ using std::chrono::milliseconds;
 constexpr uint32_t kMaxSlots = 10'000;
 constexpr size_t kMaxPools = 64;
 constexpr milliseconds kMaxLeaseWait{30'000};
-// Below this a heartbeat interval would flood the broker (and it guards
-// against a lease deadline that clock skew puts in the past).
-constexpr milliseconds kMinHeartbeat{50};
 // The least pause of the lease loop after an error or an empty answer that
 // came sooner than this, whatever the retry options say: the loop runs as
 // long as the worker, so it must not spin.
@@ -82,12 +79,11 @@ std::string DefaultWorkerId() {
          std::to_string(getpid());
 }
 
-// A third of the lease. A broker older than LeasedJob.lease_duration left
-// it to be worked out from the job's spec or, when the job left it to the
-// broker's default, from the deadline and this machine's clock.
+// A broker older than LeasedJob.lease_duration left the lease length to be
+// worked out from the job's spec or, when the job left it to the broker's
+// default, from the deadline and this machine's clock.
 milliseconds HeartbeatInterval(const v1::LeasedJob& leased,
                                milliseconds configured) {
-  if (configured.count() > 0) return configured;
   milliseconds lease;
   if (leased.has_lease_duration()) {
     lease = internal::ToMillis(leased.lease_duration());
@@ -98,7 +94,7 @@ milliseconds HeartbeatInterval(const v1::LeasedJob& leased,
         internal::ToTimePoint(leased.deadline()) -
         std::chrono::system_clock::now());
   }
-  return std::max(lease / 3, kMinHeartbeat);
+  return internal::BeatEvery(lease, configured);
 }
 
 class WorkerImpl final : public Worker {

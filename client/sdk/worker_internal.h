@@ -6,6 +6,7 @@
 #ifndef FAIRQ_CLIENT_SDK_WORKER_INTERNAL_H_
 #define FAIRQ_CLIENT_SDK_WORKER_INTERNAL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -15,6 +16,17 @@
 #include "fairq/client/worker.h"
 
 namespace fairq::client::internal {
+
+// How often to beat for a lease of `lease`: `configured` when set, else a
+// third of the lease, at least 50 ms (below that a worker would flood the
+// broker; it also guards against a lease deadline that clock skew puts in
+// the past).
+inline std::chrono::milliseconds BeatEvery(
+    std::chrono::milliseconds lease, std::chrono::milliseconds configured) {
+  constexpr std::chrono::milliseconds kMinHeartbeat{50};
+  if (configured.count() > 0) return configured;
+  return std::max(lease / 3, kMinHeartbeat);
+}
 
 struct RunningJob {
   RunningJob(LeasedJobInfo info, uint64_t lease_token,
@@ -30,6 +42,8 @@ struct RunningJob {
 
   JobContext context;
   const uint64_t token;
+  // As the grant's lease length asks; the Heartbeater follows the length
+  // each heartbeat's answer gives from then on.
   const std::chrono::milliseconds heartbeat_interval;
   std::atomic<bool> settled{false};
 };

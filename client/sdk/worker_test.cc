@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "client/sdk/stand_in_broker.h"
+#include "client/sdk/tcp_relay.h"
 #include "fairq/client/producer.h"
 #include "fairq/v1/fairq.grpc.pb.h"
 #include "tests/integration/fairqd_process.h"
@@ -639,6 +640,95 @@ TEST(WorkerClockTest, HeartbeatsFollowTheLeaseDurationNotTheClocks) {
   ASSERT_EQ(beats.size(), 2u);
   EXPECT_GE(beats[0] - leases[0], milliseconds(900));
   EXPECT_GE(beats[1] - beats[0], milliseconds(900));
+}
+
+// The lease length a heartbeat's answer carries paces the next beats: a
+// lease granted for 600 ms (a beat every 200 ms) that the broker's answers
+// say now lasts 6 s is beaten every 2 s from the first answer on. (The
+// other way round, a restart that shortens it, is WorkerRestartTest.)
+TEST(WorkerClockTest, HeartbeatsFollowTheLeaseLengthOfTheLastAnswer) {
+  testing::StandInBroker broker(/*refusals=*/0);
+  ASSERT_FALSE(broker.address().empty());
+  v1::LeasedJob job = StandInJob(7);
+  job.mutable_lease_duration()->set_seconds(0);
+  job.mutable_lease_duration()->set_nanos(600'000'000);
+  broker.Offer(job);
+  broker.LeaseLengthOnHeartbeat(6);
+  auto worker = Worker::Create(broker.address(), WorkerOptions{});
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<void> release;
+  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
+  std::vector<testing::StandInBroker::Clock::time_point> beats =
+      broker.WaitForHeartbeats(2, kBound);
+  release.set_value();
+  (*worker)->Stop();
+  ASSERT_EQ(beats.size(), 2u);
+  EXPECT_GE(beats[1] - beats[0], milliseconds(1900));
+}
+
+// A restart that lowers default_lease_seconds shortens the leases of jobs
+// that leave their length to the broker: each heartbeat after it extends
+// the lease by 1 s instead of 6. The worker, beating every 2 s as the
+// grant asked, keeps the lease only by following the length each answer
+// gives. The worker reaches fairqd through a relay whose port stays put.
+TEST(WorkerRestartTest, HeartbeatsFollowALeaseARestartShortened) {
+  testing::FairqdProcess daemon("default_lease_seconds: 6");
+  ASSERT_TRUE(daemon.Start()) << daemon.error();
+  testing::TcpRelay relay;
+  ASSERT_TRUE(relay.ok());
+  relay.set_target(daemon.port());
+  auto producer = Producer::Create(daemon.Channel());
+  ASSERT_TRUE(producer.ok());
+  JobSpec spec;
+  spec.tenant = "t";
+  StatusOr<EnqueueResult> enqueued = (*producer)->Enqueue(spec);
+  ASSERT_TRUE(enqueued.ok()) << enqueued.status().ToString();
+  producer->reset();
+
+  std::mutex mu;
+  std::string errors;
+  WorkerOptions options;
+  options.slots = 1;
+  options.on_error = [&](const Status& error) {
+    std::lock_guard<std::mutex> lock(mu);
+    errors += error.ToString() + "\n";
+  };
+  auto worker = Worker::Create(relay.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<void> started, release;
+  std::shared_future<void> released = release.get_future().share();
+  ASSERT_TRUE((*worker)
+                  ->Start([&started, released](JobContext&) {
+                    started.set_value();
+                    released.wait_for(kBound);
+                    return Outcome::Success();
+                  })
+                  .ok());
+  std::future<void> running = started.get_future();
+  ASSERT_TRUE(Arrives(running));
+
+  relay.set_target(0);
+  relay.DropConnections();  // fairqd's SIGTERM waits for open connections
+  ASSERT_EQ(daemon.Terminate(), 0) << daemon.Log();
+  daemon.SetConfig("default_lease_seconds: 1");
+  ASSERT_TRUE(daemon.Start()) << daemon.error();
+  relay.set_target(daemon.port());
+  // Four answered beats span at least a second of 1 s leases after the
+  // restart; the old pace loses the lease at the second.
+  const uint64_t beats = (*worker)->stats().heartbeats;
+  Clock::time_point give_up = Clock::now() + kBound;
+  while ((*worker)->stats().heartbeats < beats + 4 &&
+         (*worker)->stats().lost_leases == 0 && Clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  release.set_value();
+  (*worker)->Stop();
+  WorkerStats stats = (*worker)->stats();
+  EXPECT_EQ(stats.lost_leases, 0u);
+  EXPECT_GE(stats.heartbeats, beats + 4);
+  EXPECT_EQ(stats.succeeded, 1u);
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(errors.find("lease lost"), std::string::npos) << errors;
 }
 
 // Heartbeats of different jobs are in flight at once. The stand-in broker

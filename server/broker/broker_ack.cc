@@ -73,6 +73,8 @@ void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
     job.at_ms = now_ms + job.lease_ms;
     *c.response->mutable_deadline() =
         TimeUtil::MillisecondsToTimestamp(job.at_ms);
+    *c.response->mutable_lease_duration() =
+        TimeUtil::MillisecondsToDuration(job.lease_ms);
     StatusOr<bool> over = scheduler_->OverShare(job.tenant, job.pool);
     c.response->set_yield(over.ok() && *over);
   }

@@ -175,13 +175,14 @@ class BrokerTest : public ::testing::Test {
     return call->response.jobs_size() ? call->response.jobs(0).lease_token()
                                       : 0;
   }
-  Status Heartbeat(uint64_t job, uint64_t token) {
+  Status Heartbeat(uint64_t job, uint64_t token,
+                   v1::HeartbeatResponse* response = nullptr) {
     v1::HeartbeatRequest request;
     request.set_job_id(job);
     request.set_lease_token(token);
-    v1::HeartbeatResponse response;
+    v1::HeartbeatResponse ignored;
     std::optional<Status> done;
-    Command command = HeartbeatCommand{&request, &response,
+    Command command = HeartbeatCommand{&request, response ? response : &ignored,
                                        [&](const Status& s) { done = s; }};
     Turn1(&command);
     return *done;
@@ -348,6 +349,29 @@ TEST_F(BrokerTest, AHeartbeatQueuedThroughAStallKeepsItsLease) {
   Advance(900);  // within the extended lease
   EXPECT_EQ(Stats("a").leased(), 1u);
   EXPECT_EQ(CompleteCode(id, token), 0);
+}
+
+// A job that leaves its lease to the broker is restored with the default
+// of the restart, which may be shorter than the one it was leased under;
+// each heartbeat's answer says how long the lease now lasts, so the worker
+// can beat often enough.
+TEST_F(BrokerTest, AHeartbeatSaysHowLongTheLeaseNowLasts) {
+  config_.default_lease_seconds = 30;
+  uint64_t id = Enqueue("a");
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  EXPECT_EQ(lease->response.jobs(0).lease_duration().seconds(), 30);
+  uint64_t token = lease->response.jobs(0).lease_token();
+  v1::HeartbeatResponse beat;
+  ASSERT_EQ(Heartbeat(id, token, &beat).code(), StatusCode::kOk);
+  EXPECT_EQ(beat.lease_duration().seconds(), 30);
+
+  config_.default_lease_seconds = 5;
+  Reopen();
+  now_ += 1000;
+  ASSERT_EQ(Heartbeat(id, token, &beat).code(), StatusCode::kOk);
+  EXPECT_EQ(beat.lease_duration().seconds(), 5);
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(beat.deadline()), now_ + 5000);
 }
 
 // A Lease that does not wait, handled in the turn in which a delayed job

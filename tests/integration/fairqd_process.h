@@ -38,6 +38,9 @@ class FairqdProcess {
   void Kill();
   // Replaces the appended config with `config_yaml` and sends SIGHUP.
   bool Reload(const std::string& config_yaml);
+  // Replaces the appended config for the next Start (after Terminate or
+  // Kill): settings a reload does not change.
+  void SetConfig(const std::string& config_yaml) { WriteConfig(config_yaml); }
   bool running() const { return pid_ > 0; }
 
   int port() const { return port_; }
