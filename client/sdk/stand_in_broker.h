@@ -3,8 +3,9 @@
 // demand. Complete and Fail are refused with RESOURCE_EXHAUSTED (a full
 // command queue) the first `refusals` times and then taken item by item,
 // with LoseAnswers(n) the next n taken calls are held unanswered until
-// their client gives up; a job reported again gets fairqd's answer (not
-// live, or a stale token for a failure to be retried). Lease answers at once,
+// their client gives up; a job reported again gets the answer of a fairqd
+// that no longer remembers the report (it restarted since): not live, or
+// a stale token for a failure to be retried. Lease answers at once,
 // with the jobs offered (Offer), up to the call's max_jobs, else none;
 // Heartbeat acknowledges (with the lease length set by
 // LeaseLengthOnHeartbeat, if any), or with HoldHeartbeats(n) holds each call

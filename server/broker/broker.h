@@ -34,6 +34,7 @@
 #include "server/broker/lease_waiters.h"
 #include "server/broker/payload_cache.h"
 #include "server/broker/read_ahead_planner.h"
+#include "server/broker/taken_reports.h"
 #include "server/broker/wait_window.h"
 #include "server/broker/worker_registry.h"
 #include "server/broker/writer.h"
@@ -270,6 +271,9 @@ class Broker {
   WorkerRegistry workers_;
   Admission admission_;
   IdempotencyIndex idempotency_;
+  // 64 Ki reports, about 2.5 MiB: half a minute of reports at 2,000 jobs a
+  // second, enough for a worker's retry after a lost answer.
+  TakenReports taken_{1 << 16};
   TimerHeap lease_timers_;
   TimerHeap scheduled_timers_;
   std::vector<bool> pool_has_news_;  // a job became ready since last match

@@ -81,11 +81,21 @@ void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
   Reply(turn, std::move(c.done), status);
 }
 
+// A report repeated exactly (its first answer was lost on the way) is
+// answered OK again, without acting twice. Its reply still waits for this
+// turn's sync, which comes after the first report's.
 void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Completion& done : c.request->completions()) {
+    if (taken_.Contains(done.job_id(), done.lease_token(),
+                        TakenReports::Kind::kCompleted)) {
+      SetResult(c.response->add_results(), Status::Ok());
+      continue;
+    }
     Status status =
         CheckOrAdoptLease(done.job_id(), done.lease_token(), now_ms, turn);
     if (status.ok()) {
+      taken_.Add(done.job_id(), done.lease_token(),
+                 TakenReports::Kind::kCompleted);
       ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
                "complete a leased job", done.job_id());
       LogJob(spdlog::level::debug, "job completed", done.job_id(),
@@ -103,9 +113,16 @@ void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
 
 void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Failure& failure : c.request->failures()) {
+    if (taken_.Contains(failure.job_id(), failure.lease_token(),
+                        TakenReports::Kind::kFailed)) {
+      SetResult(c.response->add_results(), Status::Ok());
+      continue;
+    }
     Status status = CheckOrAdoptLease(failure.job_id(), failure.lease_token(),
                                       now_ms, turn);
     if (status.ok()) {
+      taken_.Add(failure.job_id(), failure.lease_token(),
+                 TakenReports::Kind::kFailed);
       LogJob(spdlog::level::debug, "job failed", failure.job_id(),
              {{"retryable", failure.retryable()}, {"error", failure.error()}});
       const JobMeta& job = *jobs_.Find(failure.job_id());

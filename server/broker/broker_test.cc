@@ -304,6 +304,36 @@ TEST_F(BrokerTest, StaleTokenChangesNothing) {
   EXPECT_EQ(CompleteCode(id, token), 0);
 }
 
+// A worker that lost the answer to its report sends it again: an exact
+// repeat (job, lease token, outcome) is answered as the first was and
+// changes nothing. Another outcome is still refused, and after a restart
+// the broker no longer knows the report.
+TEST_F(BrokerTest, AnExactRepeatOfATakenReportIsAnsweredAsTheFirstWas) {
+  constexpr auto kNotFound = static_cast<int32_t>(StatusCode::kNotFound);
+  constexpr auto kStale = static_cast<int32_t>(StatusCode::kFailedPrecondition);
+  uint64_t done = Enqueue("a");
+  uint64_t failed = Enqueue("a");
+  auto lease = Lease(/*wait_ms=*/0, /*max_jobs=*/2);
+  ASSERT_EQ(lease->response.jobs_size(), 2);
+  uint64_t done_token = lease->response.jobs(0).lease_token();
+  uint64_t failed_token = lease->response.jobs(1).lease_token();
+
+  EXPECT_EQ(CompleteCode(done, done_token), 0);
+  EXPECT_EQ(CompleteCode(done, done_token), 0);
+  EXPECT_EQ(FailCode(done, done_token), kNotFound);
+  EXPECT_EQ(FailCode(failed, failed_token), 0);
+  EXPECT_EQ(FailCode(failed, failed_token), 0);
+  EXPECT_EQ(CompleteCode(failed, failed_token), kStale);
+  EXPECT_EQ(Stats("a").scheduled(), 1u);
+  Advance(2000);  // past the retry's backoff (1 s +-20%)
+  auto retry = Lease();
+  ASSERT_EQ(retry->response.jobs_size(), 1);
+  EXPECT_EQ(retry->response.jobs(0).job().attempts(), 2u);  // one failure
+
+  Reopen();
+  EXPECT_EQ(CompleteCode(done, done_token), kNotFound);
+}
+
 TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   v1::JobSpec spec;
   spec.set_tenant("a");

@@ -118,15 +118,20 @@ TEST_F(LifecycleTest, EnqueueLeaseHeartbeatComplete) {
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_GE(ToMillis(beat.deadline()), deadline + 150);
   EXPECT_FALSE(beat.yield()) << "no other tenant waits";
+  EXPECT_EQ(ToMillis(beat.lease_duration()), 10'000);
 
   ExpectCompletes(leased);
   // Finished jobs are removed at once.
   v1::Job gone;
   EXPECT_EQ(GetJob(*producer_, id, &gone).error_code(),
             grpc::StatusCode::NOT_FOUND);
-  // A second Complete finds no job.
+  // The same Complete again (a worker that lost the answer) is answered as
+  // the first was; another report of the finished job finds no job.
   v1::AckResult again;
   ASSERT_TRUE(Complete(*worker_, id, leased.lease_token(), &again).ok());
+  EXPECT_EQ(again.code(), grpc::StatusCode::OK) << again.message();
+  ASSERT_TRUE(
+      Fail(*worker_, id, leased.lease_token(), "late", true, &again).ok());
   EXPECT_EQ(again.code(), grpc::StatusCode::NOT_FOUND);
 }
 
