@@ -205,6 +205,10 @@ class Broker {
   // job READY since the restart (JobMeta::adoptable).
   Status CheckOrAdoptLease(uint64_t job_id, uint64_t token, int64_t now_ms,
                            Turn& turn);
+  // OK if the report refused with `refused` is one taken before, else
+  // `refused`.
+  Status RepeatOrError(uint64_t job_id, uint64_t token, TakenReports::Kind kind,
+                       Status refused) const;
   // A leased attempt failed or lapsed: retry after backoff, or DEAD.
   void EndAttempt(uint64_t job_id, double runtime_s, const std::string& error,
                   bool retryable, int64_t now_ms, Turn& turn);
@@ -271,8 +275,8 @@ class Broker {
   WorkerRegistry workers_;
   Admission admission_;
   IdempotencyIndex idempotency_;
-  // 64 Ki reports, about 2.5 MiB: half a minute of reports at 2,000 jobs a
-  // second, enough for a worker's retry after a lost answer.
+  // 64 Ki reports in 1.5 MiB: half a minute of them at 2,000 jobs a second,
+  // enough for a worker's retry after a lost answer.
   TakenReports taken_{1 << 16};
   TimerHeap lease_timers_;
   TimerHeap scheduled_timers_;

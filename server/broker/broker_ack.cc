@@ -81,19 +81,24 @@ void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
   Reply(turn, std::move(c.done), status);
 }
 
-// A report repeated exactly (its first answer was lost on the way) is
-// answered OK again, without acting twice. Its reply still waits for this
-// turn's sync, which comes after the first report's.
+// A report repeated exactly (its first answer was lost on the way) fails
+// the lease check, changing nothing, and is then answered OK, as the first
+// was. Its reply still waits for this turn's sync, which comes after the
+// first report's. (The lease check comes first as it is the common case;
+// it adopts leases only after a restart, when no report is remembered.)
+Status Broker::RepeatOrError(uint64_t job_id, uint64_t token,
+                             TakenReports::Kind kind, Status refused) const {
+  return taken_.Contains(job_id, token, kind) ? Status::Ok() : refused;
+}
+
 void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Completion& done : c.request->completions()) {
-    if (taken_.Contains(done.job_id(), done.lease_token(),
-                        TakenReports::Kind::kCompleted)) {
-      SetResult(c.response->add_results(), Status::Ok());
-      continue;
-    }
     Status status =
         CheckOrAdoptLease(done.job_id(), done.lease_token(), now_ms, turn);
-    if (status.ok()) {
+    if (!status.ok()) {
+      status = RepeatOrError(done.job_id(), done.lease_token(),
+                             TakenReports::Kind::kCompleted, status);
+    } else {
       taken_.Add(done.job_id(), done.lease_token(),
                  TakenReports::Kind::kCompleted);
       ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
@@ -113,14 +118,12 @@ void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
 
 void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Failure& failure : c.request->failures()) {
-    if (taken_.Contains(failure.job_id(), failure.lease_token(),
-                        TakenReports::Kind::kFailed)) {
-      SetResult(c.response->add_results(), Status::Ok());
-      continue;
-    }
     Status status = CheckOrAdoptLease(failure.job_id(), failure.lease_token(),
                                       now_ms, turn);
-    if (status.ok()) {
+    if (!status.ok()) {
+      status = RepeatOrError(failure.job_id(), failure.lease_token(),
+                             TakenReports::Kind::kFailed, status);
+    } else {
       taken_.Add(failure.job_id(), failure.lease_token(),
                  TakenReports::Kind::kFailed);
       LogJob(spdlog::level::debug, "job failed", failure.job_id(),
