@@ -33,10 +33,7 @@ QueuedJob TenantQueue::PopFront(int32_t* priority) {
 
 bool TenantQueue::Remove(JobId id) {
   for (auto level = levels_.begin(); level != levels_.end(); ++level) {
-    auto it = std::find_if(level->jobs.begin(), level->jobs.end(),
-                           [id](const QueuedJob& job) { return job.id == id; });
-    if (it == level->jobs.end()) continue;
-    level->jobs.erase(it);
+    if (!level->jobs.Erase(id)) continue;
     --size_;
     DropIfEmpty(level);
     return true;

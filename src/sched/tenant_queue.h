@@ -7,23 +7,13 @@
 #define FAIRQ_SCHED_TENANT_QUEUE_H_
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <vector>
 
+#include "sched/job_fifo.h"
 #include "sched/types.h"
 
 namespace fairq::sched {
-
-// What the core keeps of a queued job. `cost` is the declared estimate, NaN
-// when the producer gave none (a float, to keep the entry at 32 bytes).
-struct QueuedJob {
-  JobId id = 0;
-  uint64_t seq = 0;       // arrival order within the pool
-  double ready_at = 0;    // when it became ready, for oldest-job age
-  float cost = 0;
-};
-static_assert(sizeof(QueuedJob) == 32, "queued job entry grew");
 
 class TenantQueue {
  public:
@@ -44,10 +34,10 @@ class TenantQueue {
   // Invariant: levels_ is sorted by priority, highest first, and no level is
   // empty, except that a drained queue keeps its one last level: a tenant
   // that drains and refills (the common case at one job each) then reuses its
-  // deque instead of allocating one per decision.
+  // storage instead of allocating some per decision.
   struct Level {
     int32_t priority;
-    std::deque<QueuedJob> jobs;
+    JobFifo jobs;
   };
   void DropIfEmpty(std::vector<Level>::iterator level);
 
