@@ -33,7 +33,6 @@ Heartbeater::~Heartbeater() {
 }
 
 void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
-  Clock::time_point due = Clock::now() + job->heartbeat_interval;
   const RunningJob* key = job.get();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -42,9 +41,12 @@ void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
     // The same job (its key is its address) with a beat in flight: that
     // beat's answer schedules the next.
     if (!added && entry.call != nullptr) return;
+    // A job here already keeps the pace the broker's answers gave it.
+    std::chrono::milliseconds interval =
+        added ? job->heartbeat_interval : entry.interval;
     if (!added) due_.erase({entry.due, key});
-    entry = Entry{job, due, nullptr, job->heartbeat_interval};
-    due_.insert({due, key});
+    entry = Entry{job, Clock::now() + interval, nullptr, interval};
+    due_.insert({entry.due, key});
   }
   changed_.notify_one();
 }

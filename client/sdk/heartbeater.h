@@ -51,7 +51,8 @@ class Heartbeater {
     std::shared_ptr<RunningJob> job;
     Clock::time_point due;
     const Call* call = nullptr;  // in flight; then it has no place in `due_`
-    std::chrono::milliseconds interval;
+    // The grant's pace, then the one the last answer's lease length sets.
+    std::chrono::milliseconds interval{0};
   };
 
   void Loop();

@@ -2,9 +2,10 @@
 // queue up while a call is in flight and go together in the next Complete
 // and Fail calls (at most 1,000 items each), retried on UNAVAILABLE,
 // RESOURCE_EXHAUSTED and DEADLINE_EXCEEDED. After a failure that may have
-// landed (UNAVAILABLE, DEADLINE_EXCEEDED), an item's answer that a repeat of
-// a taken report gets is still an error (the lease may have lapsed
-// instead), but its message says that the first attempt may have landed.
+// landed (UNAVAILABLE, DEADLINE_EXCEEDED), fairqd answers a repeat of a
+// report it took lately OK; the answer to one it no longer remembers is
+// still an error (the lease may have lapsed instead), but its message says
+// that the first attempt may have landed.
 // Once a job's report is
 // acknowledged (or given up on), `reported` hears of it, on the reporter's
 // thread: the worker beats a job's lease until then, so a report held up by a

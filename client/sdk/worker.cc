@@ -79,9 +79,10 @@ std::string DefaultWorkerId() {
          std::to_string(getpid());
 }
 
-// A broker older than LeasedJob.lease_duration left the lease length to be
-// worked out from the job's spec or, when the job left it to the broker's
-// default, from the deadline and this machine's clock.
+// The heartbeat interval for a grant (BeatEvery of its lease length). A
+// broker older than LeasedJob.lease_duration left the length to be worked
+// out from the job's spec or, when the job left it to the broker's default,
+// from the deadline and this machine's clock.
 milliseconds HeartbeatInterval(const v1::LeasedJob& leased,
                                milliseconds configured) {
   milliseconds lease;

@@ -42,8 +42,8 @@ struct RunningJob {
 
   JobContext context;
   const uint64_t token;
-  // As the grant's lease length asks; the Heartbeater follows the length
-  // each heartbeat's answer gives from then on.
+  // The configured interval, else as the grant's lease length asks; the
+  // Heartbeater then follows the length each heartbeat's answer gives.
   const std::chrono::milliseconds heartbeat_interval;
   std::atomic<bool> settled{false};
 };

@@ -275,9 +275,7 @@ class Broker {
   WorkerRegistry workers_;
   Admission admission_;
   IdempotencyIndex idempotency_;
-  // 64 Ki reports in 1.5 MiB: half a minute of them at 2,000 jobs a second,
-  // enough for a worker's retry after a lost answer.
-  TakenReports taken_{1 << 16};
+  TakenReports taken_{config_.repeat_window_reports};
   TimerHeap lease_timers_;
   TimerHeap scheduled_timers_;
   std::vector<bool> pool_has_news_;  // a job became ready since last match

@@ -220,13 +220,25 @@ bool Broker::RestoreReady(const store::ReadyKey& key,
 
 // A lease survives a restart: its worker may still be running the job. It
 // gets at least a fresh lease duration from now, so a worker that was
-// heartbeating through the outage can still complete it.
+// heartbeating through the outage can still complete it: the length it was
+// granted with, if longer. The worker paces its beats by that length until
+// an answer tells it the new one (a restart may have lowered
+// default_lease_seconds), and its first beat may come that long after the
+// restart.
 void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
                           const v1::LeaseRecord& lease, int64_t now_ms) {
   job.state = v1::JOB_STATE_LEASED;
   job.attempts = static_cast<uint16_t>(lease.attempt());
   job.token = lease.token();
-  job.at_ms = std::max(lease.deadline_unix_ms(), now_ms + job.lease_ms);
+  // Bounded as a lease length is, whatever the record says.
+  int64_t granted_ms =
+      lease.leased_unix_ms() > 0
+          ? std::clamp<int64_t>(
+                lease.deadline_unix_ms() - lease.leased_unix_ms(), 0,
+                int64_t{config::kMaxLeaseSeconds} * 1000)
+          : 0;
+  job.at_ms = std::max(lease.deadline_unix_ms(),
+                       now_ms + std::max<int64_t>(job.lease_ms, granted_ms));
   jobs_.SetLastError(job_id, lease.last_error());
   ++DepthOf(job.tenant, job.pool).leased;
   lease_timers_.push({job.at_ms, job_id, job.token});

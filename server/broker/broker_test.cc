@@ -404,6 +404,28 @@ TEST_F(BrokerTest, AHeartbeatSaysHowLongTheLeaseNowLasts) {
   EXPECT_EQ(TimeUtil::TimestampToMilliseconds(beat.deadline()), now_ + 5000);
 }
 
+// Heartbeats are not written, so a lease kept alive past its granted
+// deadline is restored from that deadline, now passed. Its worker still
+// beats at the pace of the grant's 30 s until an answer says 5 s, so the
+// restored lease lasts the granted 30 s, not the new default.
+TEST_F(BrokerTest, ARestoredLeaseLastsTheLengthItWasGrantedWith) {
+  config_.default_lease_seconds = 30;
+  uint64_t id = Enqueue("a");
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  uint64_t token = lease->response.jobs(0).lease_token();
+  now_ += 20'000;
+  ASSERT_EQ(Heartbeat(id, token).code(), StatusCode::kOk);
+  now_ += 20'000;  // past the written deadline
+  config_.default_lease_seconds = 5;
+  Reopen();
+  Advance(29'000);
+  EXPECT_EQ(Stats("a").leased(), 1u);
+  v1::HeartbeatResponse beat;
+  ASSERT_EQ(Heartbeat(id, token, &beat).code(), StatusCode::kOk);
+  EXPECT_EQ(beat.lease_duration().seconds(), 5);
+}
+
 // A Lease that does not wait, handled in the turn in which a delayed job
 // falls due, gets that job.
 TEST_F(BrokerTest, ALeaseThatDoesNotWaitSeesJobsDueInItsTurn) {

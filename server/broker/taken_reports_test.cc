@@ -15,6 +15,18 @@ TEST(TakenReportsTest, KnowsOnlyTheExactReport) {
   EXPECT_FALSE(taken.Contains(1, 100, Kind::kFailed));     // another outcome
   EXPECT_FALSE(taken.Contains(5, 100, Kind::kCompleted));  // same slot
   EXPECT_FALSE(taken.Contains(2, 0, Kind::kCompleted));    // an empty slot
+  EXPECT_FALSE(
+      taken.Contains(0, 0, Kind::kCompleted));  // what a client may send
+  EXPECT_FALSE(taken.Contains(0, 0, Kind::kFailed));
+}
+
+TEST(TakenReportsTest, RoundsItsSizeUpToAPowerOfTwo) {
+  TakenReports taken(3);  // 4 slots
+  taken.Add(1, 1, Kind::kCompleted);
+  taken.Add(4, 4, Kind::kCompleted);
+  EXPECT_TRUE(taken.Contains(1, 1, Kind::kCompleted));
+  taken.Add(5, 5, Kind::kCompleted);  // slot 1 again
+  EXPECT_FALSE(taken.Contains(1, 1, Kind::kCompleted));
 }
 
 TEST(TakenReportsTest, ALaterAttemptReplacesTheJobsEarlierReport) {

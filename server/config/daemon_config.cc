@@ -151,6 +151,7 @@ StatusOr<DaemonConfig> Loader::Load(const YAML::Node& root) {
                    "worker_liveness_seconds",
                    "command_queue_capacity",
                    "idempotency_window_seconds",
+                   "repeat_window_reports",
                    "max_queued_total",
                    "scheduling",
                    "tenant_defaults",
@@ -222,6 +223,8 @@ Status Loader::ReadLimits(FieldReader& top) {
   c.idempotency_window_seconds =
       IntegerIn(top, "idempotency_window_seconds", c.idempotency_window_seconds,
                 1, 30 * 86400);
+  c.repeat_window_reports = IntegerIn(top, "repeat_window_reports",
+                                      c.repeat_window_reports, 1024, 1u << 24);
   c.max_queued_total =
       IntegerIn(top, "max_queued_total", c.max_queued_total, 0, kInt64Max);
   return top.status();

@@ -49,6 +49,7 @@ void ExpectDefaults(const DaemonConfig& c) {
   EXPECT_EQ(c.worker_liveness_seconds, 30u);
   EXPECT_EQ(c.command_queue_capacity, 65536u);
   EXPECT_EQ(c.idempotency_window_seconds, 86400u);
+  EXPECT_EQ(c.repeat_window_reports, 262144u);
   EXPECT_EQ(c.max_queued_total, 0u);
   EXPECT_EQ(c.max_tenants, 100'000u);
   EXPECT_EQ(c.max_pools, 1024u);
@@ -122,6 +123,7 @@ auto_create_pools: FALSE
 worker_liveness_seconds: 5
 command_queue_capacity: 16
 idempotency_window_seconds: 60
+repeat_window_reports: 4096
 max_queued_total: 1000000
 max_tenants: 50
 max_pools: 8
@@ -167,6 +169,7 @@ TEST(DaemonConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.worker_liveness_seconds, 5u);
   EXPECT_EQ(c.command_queue_capacity, 16u);
   EXPECT_EQ(c.idempotency_window_seconds, 60u);
+  EXPECT_EQ(c.repeat_window_reports, 4096u);
   EXPECT_EQ(c.max_queued_total, 1000000u);
   EXPECT_EQ(c.max_tenants, 50u);
   EXPECT_EQ(c.max_pools, 8u);
@@ -318,6 +321,10 @@ TEST(DaemonConfigTest, OutOfRange) {
               HasSubstr(At(1) + "command_queue_capacity: must be between 16"));
   EXPECT_THAT(ErrorOf("idempotency_window_seconds: 0\n"),
               HasSubstr(At(1) + "idempotency_window_seconds: must be"));
+  EXPECT_EQ(ErrorOf("repeat_window_reports: 1023\n"),
+            At(1) +
+                "repeat_window_reports: must be between 1024 and 16777216, "
+                "got 1023");
   EXPECT_EQ(ErrorOf("max_queued_total: -1\n"),
             At(1) + "max_queued_total: must be >= 0, got -1");
   EXPECT_EQ(ErrorOf("max_pools: 0\n"),

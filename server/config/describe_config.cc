@@ -109,7 +109,8 @@ std::string DescribeEffective(const DaemonConfig& c) {
          " s, max_payload " + std::to_string(c.max_payload_bytes) +
          " bytes, max_batch " + std::to_string(c.max_batch) +
          ", idempotency_window " +
-         std::to_string(c.idempotency_window_seconds) + " s";
+         std::to_string(c.idempotency_window_seconds) + " s, repeat_window " +
+         std::to_string(c.repeat_window_reports) + " reports";
   out += "\nadmission: command_queue " +
          std::to_string(c.command_queue_capacity) + ", max_queued_total " +
          Limit(c.max_queued_total) + ", auto_create tenants " +

@@ -68,6 +68,9 @@ void JobFifo::MoveRingToDeque() {
   for (uint32_t i = 0; i < ring_size_; ++i) {
     deque_->push_back(ring_[(ring_head_ + i) & (ring_capacity_ - 1)]);
   }
+  // A deep queue costs what a deque does; the ring grows again after it.
+  ring_.reset();
+  ring_capacity_ = 0;
   ring_head_ = 0;
   ring_size_ = 0;
 }

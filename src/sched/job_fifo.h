@@ -3,7 +3,7 @@
 // job); a longer queue moves to a std::deque until it drains. Most tenants
 // hold a few jobs, and libstdc++'s deque allocates a 512-byte block and its
 // map with its first job (about 600 bytes, kept by a drained queue): with
-// 20,000 tenants of one job that was a fifth of fairqd's memory
+// 20,000 tenants of one job that was 12% of fairqd's memory
 // (docs/benchmarks.md, fourteenth round).
 //
 // Not thread-safe; owned by the Scheduler's thread.
@@ -18,16 +18,6 @@
 #include "sched/types.h"
 
 namespace fairq::sched {
-
-// What the core keeps of a queued job. `cost` is the declared estimate, NaN
-// when the producer gave none (a float, to keep the entry at 32 bytes).
-struct QueuedJob {
-  JobId id = 0;
-  uint64_t seq = 0;     // arrival order within the pool
-  double ready_at = 0;  // when it became ready, for oldest-job age
-  float cost = 0;
-};
-static_assert(sizeof(QueuedJob) == 32, "queued job entry grew");
 
 class JobFifo {
  public:
@@ -63,11 +53,11 @@ class JobFifo {
   void GrowRing();
   void MoveRingToDeque();
 
-  // Invariant: while deque_ exists it holds every job and the ring none.
+  // Invariant: while deque_ exists it holds every job and there is no ring.
   // The ring's storage is kept when it drains: a tenant that drains and
   // refills (the common case at one job each) allocates nothing.
   std::unique_ptr<QueuedJob[]> ring_;
-  uint32_t ring_capacity_ = 0;  // a power of two, at most kRingJobs
+  uint32_t ring_capacity_ = 0;  // 0 (no ring yet) or a power of two
   uint32_t ring_head_ = 0;
   uint32_t ring_size_ = 0;
   std::unique_ptr<std::deque<QueuedJob>> deque_;

@@ -98,6 +98,16 @@ struct JobSpec {
   std::optional<double> cost;   // declared worker-seconds; learned if absent
 };
 
+// What the core keeps of a queued job. `cost` is the declared estimate, NaN
+// when the producer gave none (a float, to keep the entry at 32 bytes).
+struct QueuedJob {
+  JobId id = 0;
+  uint64_t seq = 0;     // arrival order within the pool
+  double ready_at = 0;  // when it became ready, for oldest-job age
+  float cost = 0;
+};
+static_assert(sizeof(QueuedJob) == 32, "queued job entry grew");
+
 // The answer to "a worker slot of this pool is free: which job?".
 struct Dispatch {
   JobId job = 0;
