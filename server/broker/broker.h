@@ -208,7 +208,7 @@ class Broker {
   // OK if the report refused with `refused` is one taken before, else
   // `refused`.
   Status RepeatOrError(uint64_t job_id, uint64_t token, TakenReports::Kind kind,
-                       Status refused) const;
+                       Status refused);
   // A leased attempt failed or lapsed: retry after backoff, or DEAD.
   void EndAttempt(uint64_t job_id, double runtime_s, const std::string& error,
                   bool retryable, int64_t now_ms, Turn& turn);

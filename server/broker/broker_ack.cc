@@ -87,8 +87,10 @@ void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
 // first report's. (The lease check comes first as it is the common case;
 // it adopts leases only after a restart, when no report is remembered.)
 Status Broker::RepeatOrError(uint64_t job_id, uint64_t token,
-                             TakenReports::Kind kind, Status refused) const {
-  return taken_.Contains(job_id, token, kind) ? Status::Ok() : refused;
+                             TakenReports::Kind kind, Status refused) {
+  if (!taken_.Contains(job_id, token, kind)) return refused;
+  metrics_.ReportRepeated();
+  return Status::Ok();
 }
 
 void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {

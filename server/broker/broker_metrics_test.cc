@@ -54,6 +54,7 @@ class RecordingMetrics final : public metrics::Metrics {
     ++specs[static_cast<size_t>(source)];
   }
   void ReadAheadUnused(size_t) override {}
+  void ReportRepeated() override { Add("repeated"); }
   void GroupCommitted(double, size_t) override {}
   void RpcFinished(std::string_view, int, double) override {}
 
@@ -219,6 +220,8 @@ TEST_F(BrokerMetricsTest, HooksFollowAJobThroughItsAttempts) {
       metrics_.Take(),
       ElementsAre("count 0/0 " + std::to_string(kFailed), "ended 0/0 r=20",
                   "count 0/0 " + std::to_string(kDead)));
+  Fail(job, true);  // its answer was lost: the same report again
+  EXPECT_THAT(metrics_.Take(), ElementsAre("repeated"));
 }
 
 TEST_F(BrokerMetricsTest, RejectionsNameTheirReason) {

@@ -15,6 +15,7 @@ class Ignore final : public Metrics {
   void TurnDone(double) override {}
   void LeasedSpec(SpecSource) override {}
   void ReadAheadUnused(size_t) override {}
+  void ReportRepeated() override {}
   void GroupCommitted(double, size_t) override {}
   void RpcFinished(std::string_view, int, double) override {}
 };

@@ -95,6 +95,12 @@ PrometheusMetrics::PrometheusMetrics(PrometheusOptions options)
                 "pushed out of the payload cache before a lease took them.",
                 *registry_)
               .Add({})),
+      repeated_reports_(
+          Build(prometheus::BuildCounter(), "fairq_repeated_reports_total",
+                "Complete and Fail items that repeated a report taken "
+                "before (its answer was lost) and were answered OK again.",
+                *registry_)
+              .Add({})),
       store_write_(Build(prometheus::BuildHistogram(),
                          "fairq_store_write_seconds",
                          "Group commit: write and sync of the batched turns.",
@@ -219,6 +225,8 @@ void PrometheusMetrics::LeasedSpec(SpecSource source) {
 void PrometheusMetrics::ReadAheadUnused(size_t specs) {
   read_ahead_unused_.Increment(static_cast<double>(specs));
 }
+
+void PrometheusMetrics::ReportRepeated() { repeated_reports_.Increment(); }
 
 const std::string& PrometheusMetrics::SlotName(uint32_t slot) const {
   static const std::string kOther = kOtherTenant;

@@ -91,6 +91,7 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
   void TurnDone(double seconds) override;
   void LeasedSpec(SpecSource source) override;
   void ReadAheadUnused(size_t specs) override;
+  void ReportRepeated() override;
   void GroupCommitted(double seconds, size_t turns) override;
   void RpcFinished(std::string_view method, int code, double seconds) override;
 
@@ -166,6 +167,7 @@ class PrometheusMetrics final : public Metrics, public prometheus::Collectable {
   prometheus::Histogram& turn_;
   prometheus::Counter* leased_specs_[kSpecSourceCount];
   prometheus::Counter& read_ahead_unused_;
+  prometheus::Counter& repeated_reports_;
   prometheus::Histogram& store_write_;
   prometheus::Histogram& store_group_;
   Family<prometheus::Counter>& rpc_calls_;

@@ -326,6 +326,8 @@ TEST_F(PrometheusMetricsTest, BrokerWideHistogramsAndBuildInfo) {
   metrics_->LeasedSpec(SpecSource::kReadAhead);
   metrics_->LeasedSpec(SpecSource::kStore);
   metrics_->ReadAheadUnused(3);
+  metrics_->ReportRepeated();
+  metrics_->ReportRepeated();
   Samples s = Scrape();
   EXPECT_EQ(Value(s, "fairq_dispatcher_turn_seconds_count"), 1) << text_;
   auto specs = [&](const char* source) {
@@ -335,6 +337,7 @@ TEST_F(PrometheusMetricsTest, BrokerWideHistogramsAndBuildInfo) {
   EXPECT_EQ(specs("read_ahead"), 2);
   EXPECT_EQ(specs("store"), 1);
   EXPECT_EQ(Value(s, "fairq_read_ahead_unused_total"), 3);
+  EXPECT_EQ(Value(s, "fairq_repeated_reports_total"), 2);
   EXPECT_EQ(
       Value(s, Key("fairq_store_write_seconds_bucket", {{"le", "0.005"}})), 1);
   EXPECT_EQ(Value(s, Key("fairq_store_write_group_size_bucket", {{"le", "2"}})),
