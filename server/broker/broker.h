@@ -205,10 +205,11 @@ class Broker {
   // job READY since the restart (JobMeta::adoptable).
   Status CheckOrAdoptLease(uint64_t job_id, uint64_t token, int64_t now_ms,
                            Turn& turn);
-  // OK if the report refused with `refused` is one taken before, else
-  // `refused`.
-  Status RepeatOrError(uint64_t job_id, uint64_t token, TakenReports::Kind kind,
-                       Status refused);
+  // The lease check of a worker's report of `kind`. True when the report
+  // is taken now (the caller acts on it; it is remembered); else false with
+  // *answer the refusal, or OK for an exact repeat of one taken before.
+  bool TakeReport(uint64_t job_id, uint64_t token, TakenReports::Kind kind,
+                  int64_t now_ms, Turn& turn, Status* answer);
   // A leased attempt failed or lapsed: retry after backoff, or DEAD.
   void EndAttempt(uint64_t job_id, double runtime_s, const std::string& error,
                   bool retryable, int64_t now_ms, Turn& turn);

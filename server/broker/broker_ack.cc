@@ -86,23 +86,26 @@ void Broker::HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms,
 // was. Its reply still waits for this turn's sync, which comes after the
 // first report's. (The lease check comes first as it is the common case;
 // it adopts leases only after a restart, when no report is remembered.)
-Status Broker::RepeatOrError(uint64_t job_id, uint64_t token,
-                             TakenReports::Kind kind, Status refused) {
-  if (!taken_.Contains(job_id, token, kind)) return refused;
-  metrics_.ReportRepeated();
-  return Status::Ok();
+bool Broker::TakeReport(uint64_t job_id, uint64_t token,
+                        TakenReports::Kind kind, int64_t now_ms, Turn& turn,
+                        Status* answer) {
+  *answer = CheckOrAdoptLease(job_id, token, now_ms, turn);
+  if (answer->ok()) {
+    taken_.Add(job_id, token, kind);
+    return true;
+  }
+  if (taken_.Contains(job_id, token, kind)) {
+    metrics_.ReportRepeated();
+    *answer = Status::Ok();
+  }
+  return false;
 }
 
 void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Completion& done : c.request->completions()) {
-    Status status =
-        CheckOrAdoptLease(done.job_id(), done.lease_token(), now_ms, turn);
-    if (!status.ok()) {
-      status = RepeatOrError(done.job_id(), done.lease_token(),
-                             TakenReports::Kind::kCompleted, status);
-    } else {
-      taken_.Add(done.job_id(), done.lease_token(),
-                 TakenReports::Kind::kCompleted);
+    Status status;
+    if (TakeReport(done.job_id(), done.lease_token(),
+                   TakenReports::Kind::kCompleted, now_ms, turn, &status)) {
       ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
                "complete a leased job", done.job_id());
       LogJob(spdlog::level::debug, "job completed", done.job_id(),
@@ -120,14 +123,9 @@ void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
 
 void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   for (const v1::Failure& failure : c.request->failures()) {
-    Status status = CheckOrAdoptLease(failure.job_id(), failure.lease_token(),
-                                      now_ms, turn);
-    if (!status.ok()) {
-      status = RepeatOrError(failure.job_id(), failure.lease_token(),
-                             TakenReports::Kind::kFailed, status);
-    } else {
-      taken_.Add(failure.job_id(), failure.lease_token(),
-                 TakenReports::Kind::kFailed);
+    Status status;
+    if (TakeReport(failure.job_id(), failure.lease_token(),
+                   TakenReports::Kind::kFailed, now_ms, turn, &status)) {
       LogJob(spdlog::level::debug, "job failed", failure.job_id(),
              {{"retryable", failure.retryable()}, {"error", failure.error()}});
       const JobMeta& job = *jobs_.Find(failure.job_id());

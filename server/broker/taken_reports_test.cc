@@ -15,8 +15,8 @@ TEST(TakenReportsTest, KnowsOnlyTheExactReport) {
   EXPECT_FALSE(taken.Contains(1, 100, Kind::kFailed));     // another outcome
   EXPECT_FALSE(taken.Contains(5, 100, Kind::kCompleted));  // same slot
   EXPECT_FALSE(taken.Contains(2, 0, Kind::kCompleted));    // an empty slot
-  EXPECT_FALSE(
-      taken.Contains(0, 0, Kind::kCompleted));  // what a client may send
+  // Job 0, token 0: never taken, but a client may send it.
+  EXPECT_FALSE(taken.Contains(0, 0, Kind::kCompleted));
   EXPECT_FALSE(taken.Contains(0, 0, Kind::kFailed));
 }
 
@@ -40,8 +40,9 @@ TEST(TakenReportsTest, ALaterAttemptReplacesTheJobsEarlierReport) {
 // Jobs finishing in id order: the last `slots` reports are remembered.
 TEST(TakenReportsTest, RemembersTheLastReportsOfJobsFinishingInOrder) {
   TakenReports taken(4);
-  for (uint64_t job = 1; job <= 10; ++job)
+  for (uint64_t job = 1; job <= 10; ++job) {
     taken.Add(job, job, Kind::kCompleted);
+  }
   for (uint64_t job = 1; job <= 6; ++job) {
     EXPECT_FALSE(taken.Contains(job, job, Kind::kCompleted)) << job;
   }

@@ -23,7 +23,7 @@ void JobFifo::push_back(const QueuedJob& job) {
 void JobFifo::pop_front() {
   if (deque_) {
     deque_->pop_front();
-    // A backlog that drained gives its blocks back; the ring serves again.
+    // A backlog that drained gives its blocks back; a ring grows again.
     if (deque_->empty()) deque_.reset();
     return;
   }
