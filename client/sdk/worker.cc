@@ -124,6 +124,9 @@ class WorkerImpl final : public Worker {
   // REQUIRES: mu_ held. Queues the jobs for the slots, or gives them back
   // if stopping.
   void Hand(const std::vector<v1::LeasedJob>& jobs);
+  // Lease thread, without mu_: says once, through on_error, that a
+  // configured heartbeat_interval is not well under a lease's length.
+  void WarnOfSlowBeats(const std::vector<v1::LeasedJob>& jobs);
   void SlotLoop();
   // Blocks for the next job; null once stopping with none left to start.
   std::shared_ptr<RunningJob> NextJob();
@@ -158,6 +161,7 @@ class WorkerImpl final : public Worker {
   std::deque<std::shared_ptr<RunningJob>> ready_;
   std::set<std::shared_ptr<RunningJob>> running_;
   grpc::ClientContext* lease_call_ = nullptr;  // the long poll in flight
+  bool warned_of_slow_beats_ = false;          // lease thread only
   bool started_ = false;
   bool stopping_ = false;
   int in_run_ = 0;  // threads inside Run()
@@ -234,6 +238,7 @@ void WorkerImpl::LeaseLoop() {
     lock.unlock();
     Clock::time_point asked = Clock::now();
     StatusOr<std::vector<v1::LeasedJob>> jobs = Lease(context, want);
+    if (jobs.ok()) WarnOfSlowBeats(*jobs);
     // An empty answer that came at once (lease_wait 0 or a few ms, or a
     // broker that stopped waiting early) is paused after, as an error is.
     bool waited = Clock::now() - asked >= kMinLeasePause;
@@ -253,6 +258,28 @@ void WorkerImpl::LeaseLoop() {
     // A growing pause, not a spin.
     slot_freed_.wait_for(lock, std::max(backoff.Next(), kMinLeasePause),
                          [this] { return stopping_; });
+  }
+}
+
+// The broker gives no sign of a pace too slow for its leases until one
+// lapses between two beats, and the job runs again.
+void WorkerImpl::WarnOfSlowBeats(const std::vector<v1::LeasedJob>& jobs) {
+  const milliseconds every = options_.heartbeat_interval;
+  if (every.count() == 0 || warned_of_slow_beats_) return;
+  for (const v1::LeasedJob& leased : jobs) {
+    if (!leased.has_lease_duration()) continue;
+    milliseconds lease = internal::ToMillis(leased.lease_duration());
+    if (every * 2 <= lease) continue;
+    warned_of_slow_beats_ = true;
+    internal::ReportError(
+        options_,
+        Invalid("heartbeat_interval",
+                std::to_string(every.count()) + " ms is over half of job " +
+                    std::to_string(leased.job().id()) + "'s " +
+                    std::to_string(lease.count()) +
+                    " ms lease: its lease may lapse between beats (0 paces "
+                    "beats by each lease)"));
+    return;
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -664,6 +665,50 @@ TEST(WorkerClockTest, HeartbeatsFollowTheLeaseLengthOfTheLastAnswer) {
   (*worker)->Stop();
   ASSERT_EQ(beats.size(), 2u);
   EXPECT_GE(beats[1] - beats[0], milliseconds(1500));
+}
+
+// A configured pace too slow for the leases the broker grants is said once,
+// through on_error, when the first such lease comes (the second, in a later
+// Lease call, says nothing more); a pace well under them is not reported.
+TEST(WorkerClockTest, AHeartbeatIntervalOverHalfALeaseIsReportedOnce) {
+  auto job = [](uint64_t id) {
+    v1::LeasedJob leased = StandInJob(id);
+    leased.mutable_lease_duration()->set_seconds(0);
+    leased.mutable_lease_duration()->set_nanos(600'000'000);
+    return leased;
+  };
+  for (milliseconds every : {milliseconds(400), milliseconds(200)}) {
+    testing::StandInBroker broker(/*refusals=*/0);
+    ASSERT_FALSE(broker.address().empty());
+    broker.Offer(job(1));
+    std::mutex mu;
+    std::vector<std::string> errors;
+    WorkerOptions options;
+    options.slots = 2;  // both jobs at once: one warning still
+    options.heartbeat_interval = every;
+    options.on_error = [&](const Status& error) {
+      std::lock_guard<std::mutex> lock(mu);
+      errors.push_back(error.ToString());
+    };
+    auto worker = Worker::Create(broker.address(), options);
+    ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+    std::promise<void> release;
+    ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
+    broker.WaitForLeases(1, kBound);
+    broker.Offer(job(2));
+    Clock::time_point give_up = Clock::now() + kBound;
+    while ((*worker)->stats().leased < 2 && Clock::now() < give_up) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    EXPECT_EQ((*worker)->stats().leased, 2u);
+    release.set_value();
+    (*worker)->Stop();
+    std::lock_guard<std::mutex> lock(mu);
+    auto warned = std::count_if(errors.begin(), errors.end(), [](auto& e) {
+      return e.find("WorkerOptions.heartbeat_interval") != std::string::npos;
+    });
+    EXPECT_EQ(warned, every == milliseconds(400) ? 1 : 0) << every.count();
+  }
 }
 
 // A restart that lowers default_lease_seconds shortens the leases of jobs

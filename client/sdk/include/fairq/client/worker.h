@@ -43,7 +43,8 @@ struct WorkerOptions {
   // early) is followed by a pause, as an error is: the retry backoff,
   // growing while idle, at least 100 ms.
   std::chrono::milliseconds lease_wait{10'000};
-  // 0: a third of each lease's duration (as the broker sends it). This
+  // 0: a third of each lease's duration (as the broker sends it). A value
+  // over half of a granted lease's is reported once through on_error. This
   // and the other durations of the options are at most 24 h.
   std::chrono::milliseconds heartbeat_interval{0};
   // How long Stop() waits for running handlers before giving jobs back.
