@@ -1,7 +1,9 @@
 // /metrics of a real fairqd, scraped over HTTP after a known workload: the
 // oldest-job age grows while a job waits, wait percentiles show a delay the
-// test put in, counters equal the operations done, and tenants past the
-// cardinality cap add up under tenant="_other" (docs/metrics.md).
+// test put in, counters equal the operations done (a repeated report
+// included), every name exposed is in tests/deploy/metric_names.txt, and
+// tenants past the cardinality cap add up under tenant="_other"
+// (docs/metrics.md).
 //
 // Each test starts its own fairqd with its exporter on 127.0.0.1:0. Time
 // passes on the daemon's own clock (LetTimePass, a bounded long poll); the
@@ -10,11 +12,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
+#include <fstream>
+#include <set>
 #include <string>
 
 #include "metrics/exposition_test_util.h"
-#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
+#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/fairqd_process.h"
 #include "tests/integration/http_get.h"
 
@@ -65,6 +70,28 @@ class MetricsTest : public DaemonClientTest {
     more.emplace_back("tenant", tenant);
     more.emplace_back("pool", "default");
     return Key(name, more);
+  }
+
+  // Every fairq_ metric in `s` is in tests/deploy/metric_names.txt, the
+  // list the dashboard and alert checks hold deploy/ to (histograms and
+  // summaries by base name), so that a new metric cannot miss it.
+  static void ExpectEveryNameListed(const Samples& s) {
+    std::ifstream file(FAIRQ_METRIC_NAMES_PATH);
+    ASSERT_TRUE(file) << FAIRQ_METRIC_NAMES_PATH;
+    std::set<std::string> listed;
+    for (std::string line; std::getline(file, line);) {
+      if (!line.empty() && line[0] != '#') listed.insert(line);
+    }
+    std::set<std::string> missing;
+    for (const auto& [key, value] : s) {
+      std::string name = key.substr(0, key.find('{'));
+      if (name.rfind("fairq_", 0) != 0 || listed.count(name)) continue;
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+        if (name.ends_with(suffix)) name.resize(name.size() - strlen(suffix));
+      }
+      if (!listed.count(name)) missing.insert(name);
+    }
+    EXPECT_THAT(missing, ::testing::IsEmpty()) << "not in metric_names.txt";
   }
 
   std::unique_ptr<FairqdProcess> daemon_;
@@ -159,6 +186,11 @@ TEST_F(MetricsTest, CountersEqualTheOperationsDone) {
   ASSERT_TRUE(
       Complete(*worker_, again.job().id(), again.lease_token(), &result, 10)
           .ok());
+  // The same Complete again, as by a worker that lost the answer.
+  ASSERT_TRUE(
+      Complete(*worker_, again.job().id(), again.lease_token(), &result, 10)
+          .ok());
+  EXPECT_EQ(result.code(), 0) << result.message();
   // Admission: the second job of "quota" is over its max_queued of 1.
   MustEnqueue(Spec("quota"));
   EXPECT_EQ(Enqueue(*producer_, Spec("quota")).error_code(),
@@ -196,12 +228,14 @@ TEST_F(MetricsTest, CountersEqualTheOperationsDone) {
   EXPECT_EQ(rpcs("Producer/Enqueue", "RESOURCE_EXHAUSTED"), 1);
   EXPECT_EQ(rpcs("Producer/CancelJob", "OK"), 1);
   EXPECT_EQ(rpcs("Worker/Lease", "OK"), 5);
-  EXPECT_EQ(rpcs("Worker/Complete", "OK"), 2);
+  EXPECT_EQ(rpcs("Worker/Complete", "OK"), 3);
+  EXPECT_EQ(Value(s, "fairq_repeated_reports_total"), 1);
   EXPECT_EQ(rpcs("Worker/Fail", "OK"), 2);
   EXPECT_EQ(Value(s, Key("fairq_workers", {{"pool", "default"}})), 1);
   EXPECT_EQ(Value(s, Key("fairq_worker_slots", {{"pool", "default"}})), 1);
   EXPECT_EQ(Value(s, "fairq_store_failed"), 0);
   EXPECT_GE(Value(s, "fairq_store_write_seconds_count"), 1);
+  ExpectEveryNameListed(s);
 }
 
 TEST_F(MetricsTest, TenantsPastTheCapAddUpUnderOther) {
