@@ -15,10 +15,10 @@ constexpr size_t kMaxItems = 1000;  // per Complete or Fail call (the API's)
 // What the broker answers an item whose report of `kind` it took but no
 // longer remembers (it restarted since, or its memory of reports moved on;
 // a remembered one is answered OK): a completed job, or one failed for
-// good, is no longer live (NOT_FOUND); a
-// job failed to be retried is live with a new lease or none, so the old
-// token is stale (FAILED_PRECONDITION), or it has no attempts left and is
-// dead (NOT_FOUND). A lease that lapsed meanwhile gets the same answers,
+// good, is no longer live (NOT_FOUND); a job failed to be retried is live
+// with a new lease or none, so the old token is stale
+// (FAILED_PRECONDITION), or it has no attempts left and is dead
+// (NOT_FOUND). A lease that lapsed meanwhile gets the same answers,
 // so they stay errors; the message says which it may be.
 bool RepeatOfATakenReport(Reporter::Kind kind, Code code) {
   if (code == Code::kNotFound) return true;

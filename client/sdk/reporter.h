@@ -5,11 +5,10 @@
 // landed (UNAVAILABLE, DEADLINE_EXCEEDED), fairqd answers a repeat of a
 // report it took lately OK; the answer to one it no longer remembers is
 // still an error (the lease may have lapsed instead), but its message says
-// that the first attempt may have landed.
-// Once a job's report is
+// that the first attempt may have landed. Once a job's report is
 // acknowledged (or given up on), `reported` hears of it, on the reporter's
-// thread: the worker beats a job's lease until then, so a report held up by a
-// slow broker does not let the lease lapse and the job run again.
+// thread: the worker beats a job's lease until then, so a report held up by
+// a slow broker does not let the lease lapse and the job run again.
 //
 // Thread-safe. The destructor sends everything queued, then stops.
 #ifndef FAIRQ_CLIENT_SDK_REPORTER_H_

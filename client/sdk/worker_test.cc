@@ -62,6 +62,23 @@ v1::LeasedJob StandInJob(uint64_t id) {
   return ::testing::AssertionFailure() << started.ToString();
 }
 
+// Runs a worker with `options` on the stand-in broker's job, holds the job
+// until `n` heartbeats came (at most kBound), then stops the worker: when
+// the broker saw each beat.
+std::vector<testing::StandInBroker::Clock::time_point> BeatsOfAHeldJob(
+    testing::StandInBroker& broker, WorkerOptions options, size_t n) {
+  auto worker = Worker::Create(broker.address(), std::move(options));
+  EXPECT_TRUE(worker.ok()) << worker.status().ToString();
+  if (!worker.ok()) return {};
+  std::promise<void> release;
+  EXPECT_TRUE(StartHolding(**worker, release.get_future().share()));
+  std::vector<testing::StandInBroker::Clock::time_point> beats =
+      broker.WaitForHeartbeats(n, kBound);
+  release.set_value();
+  (*worker)->Stop();
+  return beats;
+}
+
 class WorkerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -655,14 +672,8 @@ TEST(WorkerClockTest, HeartbeatsFollowTheLeaseLengthOfTheLastAnswer) {
   job.mutable_lease_duration()->set_nanos(600'000'000);
   broker.Offer(job);
   broker.LeaseLengthOnHeartbeat(6);
-  auto worker = Worker::Create(broker.address(), WorkerOptions{});
-  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
-  std::promise<void> release;
-  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
   std::vector<testing::StandInBroker::Clock::time_point> beats =
-      broker.WaitForHeartbeats(2, kBound);
-  release.set_value();
-  (*worker)->Stop();
+      BeatsOfAHeldJob(broker, WorkerOptions{}, 2);
   ASSERT_EQ(beats.size(), 2u);
   EXPECT_GE(beats[1] - beats[0], milliseconds(1500));
 }
@@ -830,14 +841,8 @@ TEST(WorkerHeartbeatTest, AHeartbeatThatTimesOutIsFollowedAtOnce) {
   WorkerOptions options;
   options.heartbeat_interval = kInterval;
   options.on_error = [](const Status&) {};  // each beat: DEADLINE_EXCEEDED
-  auto worker = Worker::Create(broker.address(), options);
-  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
-  std::promise<void> release;
-  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
   std::vector<testing::StandInBroker::Clock::time_point> beats =
-      broker.WaitForHeartbeats(4, kBound);
-  release.set_value();
-  (*worker)->Stop();
+      BeatsOfAHeldJob(broker, options, 4);
   ASSERT_EQ(beats.size(), 4u);
   for (size_t i = 1; i < beats.size(); ++i) {
     EXPECT_GE(beats[i] - beats[i - 1], kInterval * 9 / 10) << "beat " << i;

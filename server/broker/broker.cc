@@ -193,26 +193,32 @@ void Broker::ReleaseWaiters(Turn& turn) {
 }
 
 Broker::Depth& Broker::DepthOf(uint32_t tenant, uint32_t pool) {
-  return depth_[static_cast<uint64_t>(tenant) << 32 | pool];
+  return depth_[PairKey(tenant, pool)];
 }
 
-std::vector<uint64_t> Broker::PairsInUse() const {
-  std::vector<uint64_t> pairs;
-  pairs.reserve(depth_.size());
-  for (const auto& entry : depth_) pairs.push_back(entry.first);
+std::vector<Broker::Pair> Broker::PairsInUse() const {
+  std::vector<uint64_t> keys;
+  keys.reserve(depth_.size());
+  for (const auto& entry : depth_) keys.push_back(entry.first);
   for (uint32_t pool = 0; pool < pools_.size(); ++pool) {
     for (sched::TenantId tenant : scheduler_->TenantsIn(pool)) {
-      pairs.push_back(uint64_t{tenant} << 32 | pool);
+      keys.push_back(PairKey(tenant, pool));
     }
   }
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<Pair> pairs;
+  pairs.reserve(keys.size());
+  for (uint64_t key : keys) {
+    pairs.push_back(
+        {static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key)});
+  }
   return pairs;
 }
 
 const Broker::Depth& Broker::PeekDepth(uint32_t tenant, uint32_t pool) const {
   static const Depth kNone;
-  auto found = depth_.find(static_cast<uint64_t>(tenant) << 32 | pool);
+  auto found = depth_.find(PairKey(tenant, pool));
   return found == depth_.end() ? kNone : found->second;
 }
 

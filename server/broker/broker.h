@@ -94,6 +94,15 @@ class Broker {
     uint64_t dead = 0;
     std::unique_ptr<WaitWindow> waits;  // created at the first lease
   };
+  // A tenant's use of a pool, as stats walk them.
+  struct Pair {
+    uint32_t tenant;
+    uint32_t pool;
+  };
+  // depth_'s key for a pair.
+  static uint64_t PairKey(uint32_t tenant, uint32_t pool) {
+    return uint64_t{tenant} << 32 | pool;
+  }
   // A timer entry; stale ones (the job moved on) are skipped when popped.
   struct Timer {
     int64_t at_ms;
@@ -145,10 +154,10 @@ class Broker {
   void HandleListTenants(ListTenantsCommand& c, Turn& turn);
   void HandlePauseTenant(PauseTenantCommand& c, Turn& turn);
   Depth& DepthOf(uint32_t tenant, uint32_t pool);
-  // The (tenant, pool) pairs with anything to report, as tenant << 32 |
-  // pool, ascending: those with scheduling state in the pool or a depth_
-  // entry. Stats walk these rather than every tenant x pool.
-  std::vector<uint64_t> PairsInUse() const;
+  // The (tenant, pool) pairs with anything to report, by tenant then pool:
+  // those with scheduling state in the pool or a depth_ entry. Stats walk
+  // these rather than every tenant x pool.
+  std::vector<Pair> PairsInUse() const;
   // The same for reading: a pair never counted is all zeros, and is not
   // added (a stats call must not grow the table by tenants x pools).
   const Depth& PeekDepth(uint32_t tenant, uint32_t pool) const;
@@ -260,7 +269,7 @@ class Broker {
   std::vector<sched::OrgConfig> orgs_;
   absl::flat_hash_map<std::string, uint32_t> pool_ids_;
   absl::flat_hash_map<std::string, uint32_t> tenant_ids_;
-  absl::flat_hash_map<uint64_t, Depth> depth_;  // by tenant << 32 | pool
+  absl::flat_hash_map<uint64_t, Depth> depth_;  // by PairKey
   JobTable jobs_;
   // Ids of the dead letters (8-16 bytes each), so that a requeue read from
   // the store before a concurrent requeue revived the job does nothing.

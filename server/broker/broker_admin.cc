@@ -60,18 +60,16 @@ void Broker::HandleCancelJob(CancelJobCommand& c, Turn& turn) {
 void Broker::HandleQueueStats(QueueStatsCommand& c, int64_t now_ms,
                               Turn& turn) {
   const v1::GetQueueStatsRequest& request = *c.request;
-  std::vector<uint64_t> pairs = PairsInUse();
+  std::vector<Pair> pairs = PairsInUse();
   // Every pair's usage counts towards its pool's total, filtered or not.
   std::vector<sched::TenantPoolStats> all(pairs.size());
   std::vector<double> pool_seconds(pools_.size(), 0);
   for (size_t i = 0; i < pairs.size(); ++i) {
-    auto p = static_cast<uint32_t>(pairs[i]);
-    all[i] = *scheduler_->Stats(static_cast<uint32_t>(pairs[i] >> 32), p);
-    pool_seconds[p] += all[i].worker_seconds;
+    all[i] = *scheduler_->Stats(pairs[i].tenant, pairs[i].pool);
+    pool_seconds[pairs[i].pool] += all[i].worker_seconds;
   }
   for (size_t i = 0; i < pairs.size(); ++i) {
-    auto t = static_cast<uint32_t>(pairs[i] >> 32);
-    auto p = static_cast<uint32_t>(pairs[i]);
+    auto [t, p] = pairs[i];
     const std::string& tenant = tenants_[t].config.name();
     if (!request.tenant().empty() && request.tenant() != tenant) continue;
     if (!request.pool().empty() && request.pool() != pools_[p].name) continue;

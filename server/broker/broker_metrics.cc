@@ -42,9 +42,7 @@ metrics::BrokerState Broker::MetricsState() const {
         {workers[p], workers_.Capacity(p),
          static_cast<uint32_t>(scheduler_->TenantsIn(p).size())});
   }
-  for (uint64_t pair : PairsInUse()) {
-    auto t = static_cast<uint32_t>(pair >> 32);
-    auto p = static_cast<uint32_t>(pair);
+  for (auto [t, p] : PairsInUse()) {
     sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
     const Depth& depth = PeekDepth(t, p);
     if (stats.queued + depth.scheduled + depth.leased + depth.dead == 0) {
