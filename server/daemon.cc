@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "server/broker/broker_clock.h"
 #include "server/service/rpc_metrics.h"
 
 namespace fairq::server {

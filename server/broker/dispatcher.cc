@@ -17,12 +17,6 @@ constexpr int64_t kLongestSleepMs = 3600 * 1000;
 
 }  // namespace
 
-int64_t NowUnixMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
-      .count();
-}
-
 Dispatcher::Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
                        store::Store* store, size_t queue_capacity,
                        metrics::Metrics& metrics)
@@ -73,6 +67,8 @@ void Dispatcher::Loop() {
   bool open = true;
   while (open) {
     std::optional<std::chrono::steady_clock::time_point> wake;
+    // From the wall clock itself: while clock_ holds still after a step
+    // back, a timer is due when the wall clock reaches it.
     if (std::optional<int64_t> at = broker_->NextDeadline()) {
       wake = std::chrono::steady_clock::now() +
              std::chrono::milliseconds(
@@ -81,7 +77,7 @@ void Dispatcher::Loop() {
     commands.clear();
     open = queue_.PopAll(wake, &commands);
     auto start = std::chrono::steady_clock::now();
-    int64_t now = NowUnixMs();
+    int64_t now = clock_.Now();
     Turn turn(store_->NewBatch());
     ReadAhead::Taken read = read_ahead_.Take();
     broker_->CacheReadAhead(std::move(read.records));

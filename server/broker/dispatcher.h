@@ -26,6 +26,7 @@
 #include "base/status.h"
 #include "metrics/metrics.h"
 #include "server/broker/broker.h"
+#include "server/broker/broker_clock.h"
 #include "server/broker/command_queue.h"
 #include "server/broker/commands.h"
 #include "server/broker/read_ahead.h"
@@ -58,6 +59,7 @@ class Dispatcher {
   void Loop();
 
   std::unique_ptr<Broker> broker_;  // dispatcher thread only
+  BrokerClock clock_;               // dispatcher thread only
   Writer* const writer_;
   store::Store* const store_;
   metrics::Metrics& metrics_;
@@ -66,10 +68,6 @@ class Dispatcher {
   std::atomic<uint64_t> next_waiter_{0};
   std::thread thread_;
 };
-
-// Wall-clock milliseconds since the Unix epoch: lease deadlines and due
-// times are stored, so they must mean the same after a restart.
-int64_t NowUnixMs();
 
 }  // namespace fairq::server
 
