@@ -1,0 +1,383 @@
+// The broker against a model of every job's state, under long random runs
+// of enqueues, leases, reports, heartbeats, cancels, requeues, lapsing
+// leases and restarts. The model does not schedule: it accepts whichever
+// waiting job the broker leases and checks that the job could be leased,
+// then checks every count the broker reports, after every step, against
+// its own. Where a case in broker_test.cc shows one rule, this shows the
+// rules together keep every acknowledged job, in the state it should be.
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <bit>
+#include <map>
+#include <random>
+#include <sstream>
+#include <utility>
+
+#include "server/broker/broker_fixture.h"
+
+namespace fairq::server {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+const char* const kTenants[] = {"a", "b", "c"};
+// "" is the default pool, as named in stats.
+const char* const kPools[] = {"", "gpu"};
+std::string PoolName(const std::string& pool) {
+  return pool.empty() ? "default" : pool;
+}
+
+struct ModelJob {
+  enum State { kWaiting, kLeased, kDead };  // waiting: READY or SCHEDULED
+  std::string tenant;
+  std::string pool;
+  uint32_t max_attempts = 0;
+  State state = kWaiting;
+  uint32_t attempts = 0;
+  uint64_t token = 0;       // while leased
+  int64_t leased_ms = 0;    // while leased: when it was granted
+  int64_t deadline_ms = 0;  // while leased
+  // While leased: the deadline the store holds. Heartbeats extend leases
+  // in memory only.
+  int64_t stored_deadline_ms = 0;
+  int64_t lease_ms = 0;  // while leased: its length
+};
+
+// Jobs of one tenant in one pool, by state, as GetQueueStats counts them.
+struct Counts {
+  uint64_t waiting = 0, leased = 0, dead = 0;
+  bool operator==(const Counts&) const = default;
+};
+using PairKey = std::pair<std::string, std::string>;  // tenant, pool
+
+class BrokerModelTest : public BrokerFixture,
+                        public ::testing::WithParamInterface<uint64_t> {
+ protected:
+  void SetUp() override {
+    BrokerFixture::SetUp();
+    previous_ = spdlog::default_logger();
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(errors_);
+    sink->set_level(spdlog::level::err);
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("", sink));
+    random_.seed(GetParam());
+  }
+  void TearDown() override {
+    spdlog::set_default_logger(previous_);
+    BrokerFixture::TearDown();
+  }
+
+  template <typename T>
+  const T& Pick(const std::vector<T>& from) {
+    return from[std::uniform_int_distribution<size_t>(
+        0, from.size() - 1)(random_)];
+  }
+  int64_t Between(int64_t low, int64_t high) {
+    return std::uniform_int_distribution<int64_t>(low, high)(random_);
+  }
+  std::vector<uint64_t> JobsIn(ModelJob::State state) const {
+    std::vector<uint64_t> ids;
+    for (const auto& [id, job] : model_) {
+      if (job.state == state) ids.push_back(id);
+    }
+    return ids;
+  }
+
+  void EnqueueOne() {
+    v1::JobSpec spec;
+    ModelJob job;
+    job.tenant = kTenants[Between(0, 2)];
+    spec.set_pool(kPools[Between(0, 1)]);
+    job.pool = PoolName(spec.pool());
+    job.max_attempts = static_cast<uint32_t>(Between(1, 3));
+    spec.set_tenant(job.tenant);
+    spec.set_priority(static_cast<int32_t>(Between(-1, 1)));
+    spec.set_max_attempts(job.max_attempts);
+    *spec.mutable_lease_duration() =
+        TimeUtil::MillisecondsToDuration(Between(1, 5) * 1000);
+    if (Between(0, 3) == 0) {
+      *spec.mutable_delay() =
+          TimeUtil::MillisecondsToDuration(Between(1, 3000));
+    }
+    spec.set_payload("job");
+    model_[Enqueue(spec)] = job;
+  }
+
+  void LeaseSome() {
+    std::string pool = kPools[Between(0, 1)];
+    auto call = Lease(0, static_cast<uint32_t>(Between(1, 3)), {pool});
+    ASSERT_TRUE(call->done && call->done->ok());
+    for (const v1::LeasedJob& leased : call->response.jobs()) {
+      uint64_t id = leased.job().id();
+      ASSERT_TRUE(model_.contains(id)) << "leased an unknown job " << id;
+      ModelJob& job = model_[id];
+      ASSERT_EQ(job.state, ModelJob::kWaiting) << "job " << id;
+      ASSERT_EQ(job.pool, PoolName(pool)) << "job " << id;
+      ASSERT_EQ(leased.job().attempts(), job.attempts + 1) << "job " << id;
+      ASSERT_NE(leased.lease_token(), 0u);
+      job.state = ModelJob::kLeased;
+      job.attempts = leased.job().attempts();
+      job.token = leased.lease_token();
+      job.leased_ms = now_;
+      job.lease_ms = TimeUtil::DurationToMilliseconds(leased.lease_duration());
+      job.deadline_ms = TimeUtil::TimestampToMilliseconds(leased.deadline());
+      job.stored_deadline_ms = job.deadline_ms;
+      ASSERT_EQ(job.deadline_ms, now_ + job.lease_ms) << "job " << id;
+    }
+  }
+
+  void CompleteOne() {
+    std::vector<uint64_t> leased = JobsIn(ModelJob::kLeased);
+    if (leased.empty()) return;
+    uint64_t id = Pick(leased);
+    uint64_t token = model_[id].token;
+    if (Between(0, 4) == 0) {  // a worker whose lease is not this one
+      EXPECT_EQ(CompleteCode(id, token + 1),
+                static_cast<int32_t>(StatusCode::kFailedPrecondition));
+      return;
+    }
+    EXPECT_EQ(CompleteCode(id, token), 0) << "job " << id;
+    model_.erase(id);
+    Took(id);
+    completed_.emplace_back(id, token);
+  }
+
+  // The broker remembers a taken report in a slot by job id, until a report
+  // of another job with the same slot takes it (TakenReports).
+  void Took(uint64_t id) {
+    uint64_t mask = std::bit_ceil(config_.repeat_window_reports) - 1;
+    std::erase_if(completed_, [&](const std::pair<uint64_t, uint64_t>& c) {
+      return c.first != id && (c.first & mask) == (id & mask);
+    });
+  }
+
+  // A report sent again (its answer was lost) gets OK and changes nothing.
+  void RepeatACompletion() {
+    if (completed_.empty()) return;
+    auto [id, token] = Pick(completed_);
+    EXPECT_EQ(CompleteCode(id, token), 0) << "job " << id;
+  }
+
+  void FailOne() {
+    std::vector<uint64_t> leased = JobsIn(ModelJob::kLeased);
+    if (leased.empty()) return;
+    uint64_t id = Pick(leased);
+    bool retryable = Between(0, 3) != 0;
+    v1::FailRequest request;
+    v1::Failure* failure = request.add_failures();
+    failure->set_job_id(id);
+    failure->set_lease_token(model_[id].token);
+    failure->set_retryable(retryable);
+    failure->set_error("boom");
+    v1::AckResponse response;
+    std::optional<Status> done;
+    Command command =
+        FailCommand{&request, &response, [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    ASSERT_TRUE(done && done->ok());
+    ASSERT_EQ(response.results(0).code(), 0) << "job " << id;
+    Took(id);
+    EndAttempt(model_[id], retryable);
+  }
+
+  void HeartbeatOne() {
+    std::vector<uint64_t> leased = JobsIn(ModelJob::kLeased);
+    if (leased.empty()) return;
+    uint64_t id = Pick(leased);
+    ModelJob& job = model_[id];
+    v1::HeartbeatResponse response;
+    ASSERT_TRUE(Heartbeat(id, job.token, &response).ok()) << "job " << id;
+    job.lease_ms = TimeUtil::DurationToMilliseconds(response.lease_duration());
+    job.deadline_ms = TimeUtil::TimestampToMilliseconds(response.deadline());
+    EXPECT_EQ(job.deadline_ms, now_ + job.lease_ms) << "job " << id;
+  }
+
+  void CancelOne() {
+    if (model_.empty()) return;
+    std::vector<uint64_t> ids;
+    for (const auto& entry : model_) ids.push_back(entry.first);
+    uint64_t id = Pick(ids);
+    v1::Job job;
+    job.set_id(id);
+    std::optional<Status> done;
+    Command command =
+        CancelJobCommand{&job, [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    ASSERT_TRUE(done);
+    if (model_[id].state == ModelJob::kWaiting) {
+      EXPECT_TRUE(done->ok()) << "job " << id << ": " << done->ToString();
+      model_.erase(id);
+    } else {
+      EXPECT_EQ(done->code(), StatusCode::kFailedPrecondition) << "job " << id;
+    }
+  }
+
+  // As the admin handler does: the dead letters' records read from the
+  // store, then handed to the dispatcher.
+  void RequeueDead() {
+    std::vector<v1::JobRecord> records;
+    for (uint64_t id : JobsIn(ModelJob::kDead)) {
+      if (Between(0, 1) == 0) continue;
+      auto record = store_->GetJob(id);
+      ASSERT_TRUE(record.ok() && record->has_value()) << "dead job " << id;
+      records.push_back(**record);
+    }
+    if (records.empty()) return;
+    v1::RequeueDeadLettersResponse response;
+    std::optional<Status> done;
+    Command command = RequeueDeadCommand{records, &response,
+                                         [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    ASSERT_TRUE(done && done->ok());
+    EXPECT_EQ(response.requeued(), records.size());
+    for (const v1::JobRecord& record : records) {
+      ModelJob& job = model_[record.id()];
+      job.state = ModelJob::kWaiting;
+      job.attempts = 0;
+    }
+  }
+
+  void AdvanceClock() {
+    Advance(Between(0, 3000));
+    for (auto& [id, job] : model_) {
+      if (job.state == ModelJob::kLeased && job.deadline_ms <= now_) {
+        EndAttempt(job, /*retryable=*/true);
+      }
+    }
+  }
+
+  // A restart restores each lease from its stored record to at least the
+  // length it was granted with, from now (Broker::RestoreLease), and
+  // forgets the reports it took.
+  void Restart() {
+    Reopen();
+    completed_.clear();
+    for (auto& [id, job] : model_) {
+      if (job.state != ModelJob::kLeased) continue;
+      int64_t granted = job.stored_deadline_ms - job.leased_ms;
+      job.deadline_ms = std::max(job.stored_deadline_ms,
+                                 now_ + std::max(job.lease_ms, granted));
+    }
+  }
+
+  static void EndAttempt(ModelJob& job, bool retryable) {
+    job.state = !retryable || job.attempts >= job.max_attempts
+                    ? ModelJob::kDead
+                    : ModelJob::kWaiting;
+    job.token = 0;
+  }
+
+  void Step() {
+    int64_t kind = Between(0, 19);
+    trace_ += " " + std::to_string(kind);
+    switch (kind) {
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+      case 4:
+        return EnqueueOne();
+      case 5:
+      case 6:
+      case 7:
+      case 8:
+        return LeaseSome();
+      case 9:
+      case 10:
+      case 11:
+        return CompleteOne();
+      case 12:
+      case 13:
+        return FailOne();
+      case 14:
+        return HeartbeatOne();
+      case 15:
+        return CancelOne();
+      case 16:
+        return RepeatACompletion();
+      case 17:
+        return RequeueDead();
+      case 18:
+        return AdvanceClock();
+      default:  // a restart is the slowest step: half as often
+        return Between(0, 1) == 0 ? AdvanceClock() : Restart();
+    }
+  }
+
+  std::map<PairKey, Counts> ModelCounts() const {
+    std::map<PairKey, Counts> counts;
+    for (const auto& [id, job] : model_) {
+      Counts& c = counts[{job.tenant, job.pool}];
+      if (job.state == ModelJob::kWaiting) ++c.waiting;
+      if (job.state == ModelJob::kLeased) ++c.leased;
+      if (job.state == ModelJob::kDead) ++c.dead;
+    }
+    return counts;
+  }
+  std::map<PairKey, Counts> BrokerCounts() {
+    v1::GetQueueStatsRequest request;
+    v1::GetQueueStatsResponse response;
+    Command command =
+        QueueStatsCommand{&request, &response, [](const Status&) {}};
+    Turn1(&command);
+    std::map<PairKey, Counts> counts;
+    for (const v1::TenantStats& row : response.tenants()) {
+      Counts c{row.ready() + row.scheduled(), row.leased(), row.dead()};
+      if (c != Counts{}) counts[{row.tenant(), row.pool()}] = c;
+    }
+    return counts;
+  }
+  ::testing::AssertionResult Agrees() {
+    std::map<PairKey, Counts> want = ModelCounts(), got = BrokerCounts();
+    if (want == got) return ::testing::AssertionSuccess();
+    std::ostringstream out;
+    for (const auto* side : {&want, &got}) {
+      out << (side == &want ? "\n  model: " : "\n  broker:");
+      for (const auto& [key, c] : *side) {
+        out << " " << key.first << "/" << key.second << " w" << c.waiting
+            << " l" << c.leased << " d" << c.dead;
+      }
+    }
+    return ::testing::AssertionFailure() << out.str();
+  }
+
+  std::string trace_;  // the kinds of step taken, for a failure's message
+  std::mt19937_64 random_;
+  std::map<uint64_t, ModelJob> model_;
+  std::vector<std::pair<uint64_t, uint64_t>> completed_;  // id, token
+  std::ostringstream errors_;  // the broker's error and critical log lines
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+TEST_P(BrokerModelTest, EveryJobIsWhereTheModelSaysAfterEveryStep) {
+  constexpr int kSteps = 600;
+  for (int step = 0; step < kSteps; ++step) {
+    Step();
+    if (HasFatalFailure()) return;
+    ASSERT_TRUE(Agrees()) << "after step " << step << ":" << trace_;
+    ASSERT_EQ(errors_.str(), "") << "after step " << step;
+  }
+  // Drained: every job not dead is leased and completed in the end.
+  for (int round = 0; round < 100 && !JobsIn(ModelJob::kWaiting).empty();
+       ++round) {
+    Advance(3000);
+    for (const char* pool : kPools) {
+      auto call = Lease(0, 100, {pool});
+      for (const v1::LeasedJob& leased : call->response.jobs()) {
+        ASSERT_EQ(CompleteCode(leased.job().id(), leased.lease_token()), 0);
+        model_.erase(leased.job().id());
+      }
+    }
+    AdvanceClock();
+  }
+  EXPECT_TRUE(JobsIn(ModelJob::kWaiting).empty());
+  EXPECT_TRUE(Agrees());
+  EXPECT_EQ(broker_->live_jobs(), JobsIn(ModelJob::kLeased).size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, BrokerModelTest,
+                         ::testing::Range<uint64_t>(1, 13));
+
+}  // namespace
+}  // namespace fairq::server
