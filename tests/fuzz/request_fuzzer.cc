@@ -1,0 +1,82 @@
+// Fuzz target: the checks every request passes on a gRPC thread before the
+// dispatcher sees it (server/service/request_validation.h, and
+// config::ValidateTenant for SetTenant). The first byte picks the message;
+// the rest is its wire form. Whatever the fields hold, each check returns,
+// and an error names the field it is about ("field: problem").
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "fairq/v1/fairq.pb.h"
+#include "server/config/tenant_settings.h"
+#include "server/service/request_validation.h"
+
+namespace {
+
+using fairq::Status;
+
+void ExpectNamedField(const Status& status) {
+  if (status.ok()) return;
+  if (status.code() != fairq::StatusCode::kInvalidArgument ||
+      status.message().find(": ") == std::string::npos) {
+    std::abort();
+  }
+}
+
+template <typename Message>
+bool Parse(const uint8_t* data, size_t size, Message* message) {
+  return message->ParseFromArray(data, static_cast<int>(size));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const fairq::server::RequestLimits limits;
+  const uint8_t kind = data[0] % 5;
+  ++data;
+  --size;
+  switch (kind) {
+    case 0: {
+      fairq::v1::EnqueueBatchRequest request;
+      if (!Parse(data, size, &request)) return 0;
+      ExpectNamedField(fairq::server::ValidateBatchSize(request.jobs_size(),
+                                                        limits, "jobs"));
+      for (int i = 0; i < request.jobs_size(); ++i) {
+        ExpectNamedField(fairq::server::InItem(
+            fairq::server::ValidateJobSpec(request.jobs(i), limits, ""), "jobs",
+            i));
+      }
+      return 0;
+    }
+    case 1: {
+      fairq::v1::LeaseRequest request;
+      if (!Parse(data, size, &request)) return 0;
+      ExpectNamedField(fairq::server::ValidateLeaseRequest(request));
+      return 0;
+    }
+    case 2: {
+      fairq::v1::CompleteRequest request;
+      if (!Parse(data, size, &request)) return 0;
+      ExpectNamedField(fairq::server::ValidateComplete(request, limits));
+      return 0;
+    }
+    case 3: {
+      fairq::v1::FailRequest request;
+      if (!Parse(data, size, &request)) return 0;
+      ExpectNamedField(fairq::server::ValidateFail(request, limits));
+      return 0;
+    }
+    default: {
+      fairq::v1::Tenant tenant;
+      if (!Parse(data, size, &tenant)) return 0;
+      Status valid = fairq::config::ValidateTenant(tenant, "tenant");
+      ExpectNamedField(valid);
+      if (valid.ok()) {
+        (void)fairq::config::ToSchedulerTenant(tenant, "tenant");
+      }
+      return 0;
+    }
+  }
+}
