@@ -193,12 +193,12 @@ class BrokerFixture : public ::testing::Test {
     Turn1(&command);
     return *done;
   }
-  int32_t FailCode(uint64_t job, uint64_t token) {
+  int32_t FailCode(uint64_t job, uint64_t token, bool retryable = true) {
     v1::FailRequest request;
     v1::Failure* failure = request.add_failures();
     failure->set_job_id(job);
     failure->set_lease_token(token);
-    failure->set_retryable(true);
+    failure->set_retryable(retryable);
     v1::AckResponse response;
     std::optional<Status> done;
     Command command =

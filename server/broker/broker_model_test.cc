@@ -164,19 +164,7 @@ class BrokerModelTest : public BrokerFixture,
     if (leased.empty()) return;
     uint64_t id = Pick(leased);
     bool retryable = Between(0, 3) != 0;
-    v1::FailRequest request;
-    v1::Failure* failure = request.add_failures();
-    failure->set_job_id(id);
-    failure->set_lease_token(model_[id].token);
-    failure->set_retryable(retryable);
-    failure->set_error("boom");
-    v1::AckResponse response;
-    std::optional<Status> done;
-    Command command =
-        FailCommand{&request, &response, [&](const Status& s) { done = s; }};
-    Turn1(&command);
-    ASSERT_TRUE(done && done->ok());
-    ASSERT_EQ(response.results(0).code(), 0) << "job " << id;
+    ASSERT_EQ(FailCode(id, model_[id].token, retryable), 0) << "job " << id;
     Took(id);
     EndAttempt(model_[id], retryable);
   }
