@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,8 +70,12 @@ bool FairqdProcess::Start() {
     error_ = "pipe failed";
     return false;
   }
+  pid_t parent = getpid();
   pid_ = fork();
   if (pid_ == 0) {
+    // Dies with its parent; the check covers a parent gone before prctl.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     // Child: stdout to the pipe (for the port line), stderr to the log.
     int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(out[1], STDOUT_FILENO);

@@ -31,6 +31,9 @@ class FairqdProcess {
 
   // Starts fairqd and waits (at most 30 s) for it to report its port.
   // Returns false, with the reason in error(), if it exits or times out.
+  // fairqd is killed when the thread that started it ends (a test that
+  // crashes, or that CTest kills at its timeout, leaves no daemon behind),
+  // so call this from the test's own thread.
   bool Start();
   // SIGTERM and wait: the exit code, or -1.
   int Terminate();
