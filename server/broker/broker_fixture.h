@@ -168,18 +168,18 @@ class BrokerFixture : public ::testing::Test {
     Turn1(&command);
     return *done;
   }
-  // A lease granted and answered, whose turn is then dropped unapplied, as
-  // a process crash would drop it; returns its token.
-  uint64_t LeaseNotWritten() {
-    auto call = NewLeaseCall();
+  // A one-job lease whose turn is then dropped unapplied, as a process
+  // crash would drop it: the reply, if it went out before the write (its
+  // spec came from the payload cache), else an empty one. The broker must
+  // then be reopened, as after the crash.
+  v1::LeaseResponse LeaseNotWritten(const std::string& pool = "") {
+    auto call = NewLeaseCall(0, 1, {pool});
     Command command = LeaseCommandFor(call.get());
     Turn turn(store_->NewBatch());
     broker_->Handle(command, now_, turn);
-    EXPECT_EQ(turn.replies_before_apply.size(), 1u);
     for (Reply& reply : turn.replies_before_apply) reply(Status::Ok());
-    EXPECT_TRUE(call->done && call->done->ok());
-    return call->response.jobs_size() ? call->response.jobs(0).lease_token()
-                                      : 0;
+    return call->done && call->done->ok() ? call->response
+                                          : v1::LeaseResponse();
   }
   Status Heartbeat(uint64_t job, uint64_t token,
                    v1::HeartbeatResponse* response = nullptr) {

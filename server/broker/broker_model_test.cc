@@ -1,10 +1,12 @@
 // The broker against a model of every job's state, under long random runs
 // of enqueues, leases, reports, heartbeats, cancels, requeues, lapsing
-// leases and restarts. The model does not schedule: it accepts whichever
-// waiting job the broker leases and checks that the job could be leased,
-// then checks every count the broker reports, after every step, against
-// its own. Where a case in broker_test.cc shows one rule, this shows the
-// rules together keep every acknowledged job, in the state it should be.
+// leases, restarts, and crashes that lose a lease already answered (whose
+// worker's first report after the restart adopts it). The model does not
+// schedule: it accepts whichever waiting job the broker leases and checks that
+// the job could be leased, then checks every count the broker reports, after
+// every step, against its own. Where a case in broker_test.cc shows one rule,
+// this shows the rules together keep every acknowledged job, in the state it
+// should be.
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -34,7 +36,11 @@ struct ModelJob {
   std::string tenant;
   std::string pool;
   uint32_t max_attempts = 0;
+  int64_t spec_lease_ms = 0;  // the lease length the job asks for
   State state = kWaiting;
+  // READY since its enqueue, never leased as far as the store knows: after
+  // a restart, a lease of it may have gone out unwritten.
+  bool fresh = false;
   uint32_t attempts = 0;
   uint64_t token = 0;       // while leased
   int64_t leased_ms = 0;    // while leased: when it was granted
@@ -94,9 +100,11 @@ class BrokerModelTest : public BrokerFixture,
     spec.set_tenant(job.tenant);
     spec.set_priority(static_cast<int32_t>(Between(-1, 1)));
     spec.set_max_attempts(job.max_attempts);
+    job.spec_lease_ms = Between(1, 5) * 1000;
     *spec.mutable_lease_duration() =
-        TimeUtil::MillisecondsToDuration(Between(1, 5) * 1000);
-    if (Between(0, 3) == 0) {
+        TimeUtil::MillisecondsToDuration(job.spec_lease_ms);
+    job.fresh = Between(0, 3) != 0;
+    if (!job.fresh) {
       *spec.mutable_delay() =
           TimeUtil::MillisecondsToDuration(Between(1, 3000));
     }
@@ -116,15 +124,24 @@ class BrokerModelTest : public BrokerFixture,
       ASSERT_EQ(job.pool, PoolName(pool)) << "job " << id;
       ASSERT_EQ(leased.job().attempts(), job.attempts + 1) << "job " << id;
       ASSERT_NE(leased.lease_token(), 0u);
-      job.state = ModelJob::kLeased;
-      job.attempts = leased.job().attempts();
-      job.token = leased.lease_token();
-      job.leased_ms = now_;
-      job.lease_ms = TimeUtil::DurationToMilliseconds(leased.lease_duration());
-      job.deadline_ms = TimeUtil::TimestampToMilliseconds(leased.deadline());
-      job.stored_deadline_ms = job.deadline_ms;
+      Leased(job, leased.lease_token(), leased.lease_duration(),
+             leased.deadline());
       ASSERT_EQ(job.deadline_ms, now_ + job.lease_ms) << "job " << id;
     }
+  }
+
+  // The model's side of a lease granted or adopted now.
+  void Leased(ModelJob& job, uint64_t token,
+              const google::protobuf::Duration& length,
+              const google::protobuf::Timestamp& deadline) {
+    job.state = ModelJob::kLeased;
+    job.fresh = false;
+    ++job.attempts;
+    job.token = token;
+    job.leased_ms = now_;
+    job.lease_ms = TimeUtil::DurationToMilliseconds(length);
+    job.deadline_ms = TimeUtil::TimestampToMilliseconds(deadline);
+    job.stored_deadline_ms = job.deadline_ms;
   }
 
   void CompleteOne() {
@@ -240,6 +257,7 @@ class BrokerModelTest : public BrokerFixture,
   // forgets the reports it took.
   void Restart() {
     Reopen();
+    restarted_ms_ = now_;
     completed_.clear();
     for (auto& [id, job] : model_) {
       if (job.state != ModelJob::kLeased) continue;
@@ -249,6 +267,61 @@ class BrokerModelTest : public BrokerFixture,
     }
   }
 
+  // A lease answered before its write, then a crash: after the restart
+  // its job is READY as if never leased, and the worker still holds it.
+  void CrashAfterAnUnwrittenLease() {
+    v1::LeaseResponse answered = LeaseNotWritten(kPools[Between(0, 1)]);
+    Restart();
+    for (const v1::LeasedJob& leased : answered.jobs()) {
+      ASSERT_EQ(model_[leased.job().id()].state, ModelJob::kWaiting);
+      lost_leases_.emplace_back(leased.job().id(), leased.lease_token());
+    }
+  }
+
+  // A worker's first report of a lease a crash lost: taken as the lease
+  // while its job is still fresh, within a lease length of the restart;
+  // refused otherwise, as any stale lease is.
+  void ReportALostLease() {
+    if (lost_leases_.empty()) return;
+    auto pick = static_cast<size_t>(
+        Between(0, static_cast<int64_t>(lost_leases_.size()) - 1));
+    auto [id, token] = lost_leases_[pick];
+    auto it = model_.find(id);
+    bool adopts = it != model_.end() &&
+                  it->second.state == ModelJob::kWaiting && it->second.fresh &&
+                  now_ <= restarted_ms_ + it->second.spec_lease_ms;
+    int64_t kind = Between(0, 2);
+    if (kind == 0) {
+      v1::HeartbeatResponse response;
+      Status status = Heartbeat(id, token, &response);
+      ASSERT_EQ(status.ok(), adopts)
+          << "job " << id << ": " << status.ToString();
+      if (adopts) {
+        Leased(it->second, token, response.lease_duration(),
+               response.deadline());
+      }
+    } else if (kind == 1) {
+      int32_t code = CompleteCode(id, token);
+      ASSERT_EQ(code == 0, adopts) << "job " << id << ": code " << code;
+      if (adopts) {
+        model_.erase(it);
+        Took(id);
+        completed_.emplace_back(id, token);
+      }
+    } else {
+      bool retryable = Between(0, 1) == 0;
+      int32_t code = FailCode(id, token, retryable);
+      ASSERT_EQ(code == 0, adopts) << "job " << id << ": code " << code;
+      if (adopts) {
+        ++it->second.attempts;
+        it->second.fresh = false;
+        Took(id);
+        EndAttempt(it->second, retryable);
+      }
+    }
+    if (adopts) lost_leases_.erase(lost_leases_.begin() + pick);
+  }
+
   static void EndAttempt(ModelJob& job, bool retryable) {
     job.state = !retryable || job.attempts >= job.max_attempts
                     ? ModelJob::kDead
@@ -256,40 +329,31 @@ class BrokerModelTest : public BrokerFixture,
     job.token = 0;
   }
 
+  // One step of a kind drawn by weight; restarts, the slowest, are rare.
   void Step() {
-    int64_t kind = Between(0, 19);
-    trace_ += " " + std::to_string(kind);
-    switch (kind) {
-      case 0:
-      case 1:
-      case 2:
-      case 3:
-      case 4:
-        return EnqueueOne();
-      case 5:
-      case 6:
-      case 7:
-      case 8:
-        return LeaseSome();
-      case 9:
-      case 10:
-      case 11:
-        return CompleteOne();
-      case 12:
-      case 13:
-        return FailOne();
-      case 14:
-        return HeartbeatOne();
-      case 15:
-        return CancelOne();
-      case 16:
-        return RepeatACompletion();
-      case 17:
-        return RequeueDead();
-      case 18:
-        return AdvanceClock();
-      default:  // a restart is the slowest step: half as often
-        return Between(0, 1) == 0 ? AdvanceClock() : Restart();
+    using Kind = std::pair<int64_t, void (BrokerModelTest::*)()>;
+    static const Kind kKinds[] = {
+        {10, &BrokerModelTest::EnqueueOne},
+        {8, &BrokerModelTest::LeaseSome},
+        {6, &BrokerModelTest::CompleteOne},
+        {4, &BrokerModelTest::FailOne},
+        {2, &BrokerModelTest::HeartbeatOne},
+        {2, &BrokerModelTest::CancelOne},
+        {1, &BrokerModelTest::RepeatACompletion},
+        {3, &BrokerModelTest::ReportALostLease},
+        {2, &BrokerModelTest::RequeueDead},
+        {3, &BrokerModelTest::AdvanceClock},
+        {1, &BrokerModelTest::Restart},
+        {2, &BrokerModelTest::CrashAfterAnUnwrittenLease}};
+    int64_t total = 0;
+    for (const Kind& kind : kKinds) total += kind.first;
+    int64_t draw = Between(0, total - 1);
+    for (size_t i = 0;; ++i) {
+      draw -= kKinds[i].first;
+      if (draw < 0) {
+        trace_ += " " + std::to_string(i);
+        return (this->*kKinds[i].second)();
+      }
     }
   }
 
@@ -330,10 +394,13 @@ class BrokerModelTest : public BrokerFixture,
     return ::testing::AssertionFailure() << out.str();
   }
 
-  std::string trace_;  // the kinds of step taken, for a failure's message
+  std::string trace_;  // the kinds of step taken (kKinds' indices)
   std::mt19937_64 random_;
   std::map<uint64_t, ModelJob> model_;
   std::vector<std::pair<uint64_t, uint64_t>> completed_;  // id, token
+  // Leases a crash lost after their reply went out: id, token.
+  std::vector<std::pair<uint64_t, uint64_t>> lost_leases_;
+  int64_t restarted_ms_ = 0;
   std::ostringstream errors_;  // the broker's error and critical log lines
   std::shared_ptr<spdlog::logger> previous_;
 };

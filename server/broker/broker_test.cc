@@ -459,7 +459,11 @@ TEST_F(BrokerTest, ALeaseLostBeforeItsWriteIsAdoptedByItsWorkerAfterARestart) {
   std::vector<uint64_t> ids;
   std::vector<uint64_t> tokens;
   for (int i = 0; i < 4; ++i) ids.push_back(Enqueue("a"));
-  for (int i = 0; i < 4; ++i) tokens.push_back(LeaseNotWritten());
+  for (int i = 0; i < 4; ++i) {
+    v1::LeaseResponse answered = LeaseNotWritten();
+    ASSERT_EQ(answered.jobs_size(), 1);
+    tokens.push_back(answered.jobs(0).lease_token());
+  }
   Reopen();
   EXPECT_EQ(Stats("a").ready(), 4u);
 
