@@ -27,24 +27,25 @@ bool Mutates(const Command& command) {
 
 StatusOr<std::unique_ptr<Broker>> Broker::Create(
     const config::DaemonConfig& config, store::Store* store,
-    metrics::Metrics& metrics) {
+    metrics::Metrics& metrics, std::optional<uint64_t> seed) {
   StatusOr<std::unique_ptr<sched::Scheduler>> scheduler =
       sched::Scheduler::Create(config.scheduling);
   if (!scheduler.ok()) return scheduler.status();
   return std::unique_ptr<Broker>(
-      new Broker(config, store, std::move(scheduler).value(), metrics));
+      new Broker(config, store, std::move(scheduler).value(), metrics,
+                 seed ? *seed : std::random_device{}()));
 }
 
 Broker::Broker(const config::DaemonConfig& config, store::Store* store,
                std::unique_ptr<sched::Scheduler> scheduler,
-               metrics::Metrics& metrics)
+               metrics::Metrics& metrics, uint64_t seed)
     : config_(config),
       store_(store),
       scheduler_(std::move(scheduler)),
       metrics_(metrics),
       workers_(static_cast<int64_t>(config.worker_liveness_seconds * 1000)),
       admission_(config.max_queued_total),
-      random_(std::random_device{}()) {}
+      random_(seed) {}
 
 void Broker::ExpectOk(const Status& status, const char* what,
                       uint64_t job_id) const {

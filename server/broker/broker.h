@@ -48,9 +48,12 @@ class Broker {
  public:
   // `store` is used only to create batches and, in Restore, to read.
   // `metrics` hears of every job event; it must outlive the broker.
+  // `seed` seeds lease tokens and backoff jitter; fairqd leaves it to
+  // std::random_device, tests fix it to replay a run.
   static StatusOr<std::unique_ptr<Broker>> Create(
       const config::DaemonConfig& config, store::Store* store,
-      metrics::Metrics& metrics = metrics::NoMetrics());
+      metrics::Metrics& metrics = metrics::NoMetrics(),
+      std::optional<uint64_t> seed = std::nullopt);
 
   // Rebuilds state from the store (startup, before any command). Writes the
   // configured tenants and pools that are new. REQUIRES: no commands yet.
@@ -113,9 +116,9 @@ class Broker {
   using TimerHeap =
       std::priority_queue<Timer, std::vector<Timer>, std::greater<>>;
 
-  explicit Broker(const config::DaemonConfig& config, store::Store* store,
-                  std::unique_ptr<sched::Scheduler> scheduler,
-                  metrics::Metrics& metrics);
+  Broker(const config::DaemonConfig& config, store::Store* store,
+         std::unique_ptr<sched::Scheduler> scheduler, metrics::Metrics& metrics,
+         uint64_t seed);
 
   // broker_restore.cc
   Status RestoreTenantsAndPools(Turn& turn);

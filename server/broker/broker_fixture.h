@@ -36,7 +36,10 @@ class BrokerFixture : public ::testing::Test {
 
   void Open() {
     store_ = std::move(store::Store::Open({dir_, false, env_})).value();
-    broker_ = std::move(Broker::Create(config_, store_.get())).value();
+    // Each start draws other tokens, as a restarted fairqd does.
+    broker_ = std::move(Broker::Create(config_, store_.get(),
+                                       metrics::NoMetrics(), seed_ + opens_++))
+                  .value();
     Turn turn(store_->NewBatch());
     ASSERT_TRUE(broker_->Restore(now_, turn).ok());
     ASSERT_TRUE(Commit(turn).ok());
@@ -229,6 +232,10 @@ class BrokerFixture : public ::testing::Test {
   std::unique_ptr<Broker> broker_;
   rocksdb::Env* env_ = nullptr;      // a fault-injecting Env in some tests
   int64_t now_ = 1'764'000'000'000;  // a real Unix time (2025), in ms
+  // The brokers' seed (tokens, backoff jitter): fixed, so that a run can
+  // be replayed; a test may set another before SetUp opens the broker.
+  uint64_t seed_ = 1;
+  uint64_t opens_ = 0;
   WaiterId next_waiter_ = 1;
 };
 

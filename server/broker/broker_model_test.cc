@@ -2,11 +2,14 @@
 // of enqueues, leases, reports, heartbeats, cancels, requeues, lapsing
 // leases, restarts, and crashes that lose a lease already answered (whose
 // worker's first report after the restart adopts it). The model does not
-// schedule: it accepts whichever waiting job the broker leases and checks that
-// the job could be leased, then checks every count the broker reports, after
-// every step, against its own. Where a case in broker_test.cc shows one rule,
-// this shows the rules together keep every acknowledged job, in the state it
-// should be.
+// schedule: it accepts whichever waiting job the broker leases, checking
+// that the job was waiting, in that pool, past its enqueue's delay (not a
+// retry's backoff, which has jitter), on its next attempt and with its own
+// lease length; then, after every step, it checks every count the broker
+// reports against its own. Each seed replays one run: the broker's tokens
+// and jitter are seeded too. Where a case in broker_test.cc shows one rule,
+// this shows the rules together keep every acknowledged job in the state it
+// should be in.
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -37,6 +40,7 @@ struct ModelJob {
   std::string pool;
   uint32_t max_attempts = 0;
   int64_t spec_lease_ms = 0;  // the lease length the job asks for
+  int64_t not_before_ms = 0;  // the end of its enqueue's delay, if any
   State state = kWaiting;
   // READY since its enqueue, never leased as far as the store knows: after
   // a restart, a lease of it may have gone out unwritten.
@@ -62,6 +66,7 @@ class BrokerModelTest : public BrokerFixture,
                         public ::testing::WithParamInterface<uint64_t> {
  protected:
   void SetUp() override {
+    seed_ = GetParam();
     BrokerFixture::SetUp();
     previous_ = spdlog::default_logger();
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(errors_);
@@ -105,8 +110,9 @@ class BrokerModelTest : public BrokerFixture,
         TimeUtil::MillisecondsToDuration(job.spec_lease_ms);
     job.fresh = Between(0, 3) != 0;
     if (!job.fresh) {
-      *spec.mutable_delay() =
-          TimeUtil::MillisecondsToDuration(Between(1, 3000));
+      int64_t delay_ms = Between(1, 3000);
+      *spec.mutable_delay() = TimeUtil::MillisecondsToDuration(delay_ms);
+      job.not_before_ms = now_ + delay_ms;
     }
     spec.set_payload("job");
     model_[Enqueue(spec)] = job;
@@ -123,6 +129,10 @@ class BrokerModelTest : public BrokerFixture,
       ASSERT_EQ(job.state, ModelJob::kWaiting) << "job " << id;
       ASSERT_EQ(job.pool, PoolName(pool)) << "job " << id;
       ASSERT_EQ(leased.job().attempts(), job.attempts + 1) << "job " << id;
+      ASSERT_GE(now_, job.not_before_ms) << "job " << id << " leased early";
+      ASSERT_EQ(TimeUtil::DurationToMilliseconds(leased.lease_duration()),
+                job.spec_lease_ms)
+          << "job " << id;
       ASSERT_NE(leased.lease_token(), 0u);
       Leased(job, leased.lease_token(), leased.lease_duration(),
              leased.deadline());
@@ -195,6 +205,7 @@ class BrokerModelTest : public BrokerFixture,
     ASSERT_TRUE(Heartbeat(id, job.token, &response).ok()) << "job " << id;
     job.lease_ms = TimeUtil::DurationToMilliseconds(response.lease_duration());
     job.deadline_ms = TimeUtil::TimestampToMilliseconds(response.deadline());
+    EXPECT_EQ(job.lease_ms, job.spec_lease_ms) << "job " << id;
     EXPECT_EQ(job.deadline_ms, now_ + job.lease_ms) << "job " << id;
   }
 
@@ -273,7 +284,9 @@ class BrokerModelTest : public BrokerFixture,
     v1::LeaseResponse answered = LeaseNotWritten(kPools[Between(0, 1)]);
     Restart();
     for (const v1::LeasedJob& leased : answered.jobs()) {
-      ASSERT_EQ(model_[leased.job().id()].state, ModelJob::kWaiting);
+      auto it = model_.find(leased.job().id());
+      ASSERT_TRUE(it != model_.end() && it->second.state == ModelJob::kWaiting)
+          << "job " << leased.job().id();
       lost_leases_.emplace_back(leased.job().id(), leased.lease_token());
     }
   }
