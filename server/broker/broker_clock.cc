@@ -1,8 +1,8 @@
 #include "server/broker/broker_clock.h"
 
-#include <spdlog/spdlog.h>
-
 #include <chrono>
+
+#include "server/logging/logging.h"
 
 namespace fairq::server {
 
@@ -15,17 +15,16 @@ int64_t NowUnixMs() {
 int64_t BrokerClock::Now() {
   int64_t wall = wall_();
   if (wall >= last_) {
-    if (holding_)
-      spdlog::info("wall clock caught up; fairqd's clock runs again");
+    if (holding_) logging::Log(spdlog::level::info, "wall clock caught up");
     holding_ = false;
     last_ = wall;
     return last_;
   }
   if (!holding_) {
-    spdlog::warn(
-        "wall clock stepped back by {} ms; fairqd's clock holds still until "
-        "it catches up (lease deadlines and due times wait that long)",
-        last_ - wall);
+    logging::Log(spdlog::level::warn,
+                 "wall clock stepped back; broker time holds until it "
+                 "catches up",
+                 {{"step_ms", last_ - wall}});
   }
   holding_ = true;
   return last_;
