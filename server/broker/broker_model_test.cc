@@ -60,7 +60,7 @@ struct Counts {
   uint64_t waiting = 0, leased = 0, dead = 0;
   bool operator==(const Counts&) const = default;
 };
-using PairKey = std::pair<std::string, std::string>;  // tenant, pool
+using TenantPool = std::pair<std::string, std::string>;  // tenant, pool
 
 class BrokerModelTest : public BrokerFixture,
                         public ::testing::WithParamInterface<uint64_t> {
@@ -370,8 +370,8 @@ class BrokerModelTest : public BrokerFixture,
     }
   }
 
-  std::map<PairKey, Counts> ModelCounts() const {
-    std::map<PairKey, Counts> counts;
+  std::map<TenantPool, Counts> ModelCounts() const {
+    std::map<TenantPool, Counts> counts;
     for (const auto& [id, job] : model_) {
       Counts& c = counts[{job.tenant, job.pool}];
       if (job.state == ModelJob::kWaiting) ++c.waiting;
@@ -380,13 +380,13 @@ class BrokerModelTest : public BrokerFixture,
     }
     return counts;
   }
-  std::map<PairKey, Counts> BrokerCounts() {
+  std::map<TenantPool, Counts> BrokerCounts() {
     v1::GetQueueStatsRequest request;
     v1::GetQueueStatsResponse response;
     Command command =
         QueueStatsCommand{&request, &response, [](const Status&) {}};
     Turn1(&command);
-    std::map<PairKey, Counts> counts;
+    std::map<TenantPool, Counts> counts;
     for (const v1::TenantStats& row : response.tenants()) {
       Counts c{row.ready() + row.scheduled(), row.leased(), row.dead()};
       if (c != Counts{}) counts[{row.tenant(), row.pool()}] = c;
@@ -394,7 +394,7 @@ class BrokerModelTest : public BrokerFixture,
     return counts;
   }
   ::testing::AssertionResult Agrees() {
-    std::map<PairKey, Counts> want = ModelCounts(), got = BrokerCounts();
+    std::map<TenantPool, Counts> want = ModelCounts(), got = BrokerCounts();
     if (want == got) return ::testing::AssertionSuccess();
     std::ostringstream out;
     for (const auto* side : {&want, &got}) {
