@@ -108,10 +108,7 @@ grpc::ServerUnaryReactor* AdminService::ListTenants(
 grpc::ServerUnaryReactor* AdminService::SetTenant(
     grpc::CallbackServerContext* ctx, const v1::SetTenantRequest* request,
     v1::Tenant* response) {
-  Status valid = config::ValidateTenant(request->tenant(), "tenant");
-  if (valid.ok() && request->has_update_mask()) {
-    valid = config::ValidateTenantMask(request->update_mask(), "update_mask");
-  }
+  Status valid = ValidateSetTenant(*request);
   if (!valid.ok()) return FinishNow(ctx, valid);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   context_.dispatcher->Post(SetTenantCommand{

@@ -80,13 +80,12 @@ grpc::ServerUnaryReactor* ProducerService::EnqueueBatch(
   Status valid =
       ValidateBatchSize(request->jobs_size(), context_.limits, "jobs");
   if (!valid.ok()) return FinishNow(ctx, valid);
-  std::vector<const v1::JobSpec*> jobs;
   // Per-job problems become per-job results; valid jobs still go in.
-  std::vector<Status> problems;
+  std::vector<Status> problems = ValidateBatchJobs(*request, context_.limits);
+  std::vector<const v1::JobSpec*> jobs;
   for (int i = 0; i < request->jobs_size(); ++i) {
-    problems.push_back(InItem(
-        ValidateJobSpec(request->jobs(i), context_.limits, ""), "jobs", i));
-    if (problems.back().ok()) jobs.push_back(&request->jobs(i));
+    if (problems[static_cast<size_t>(i)].ok())
+      jobs.push_back(&request->jobs(i));
   }
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   auto accepted = std::make_shared<v1::EnqueueBatchResponse>();

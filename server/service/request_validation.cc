@@ -10,6 +10,7 @@
 #include "server/broker/commands.h"
 #include "server/config/daemon_config.h"
 #include "server/config/names.h"
+#include "server/config/tenant_settings.h"
 
 namespace fairq::server {
 namespace {
@@ -218,6 +219,23 @@ Status InItem(Status status, std::string_view list, int index) {
   return Status(status.code(), std::string(list) + "[" +
                                    std::to_string(index) + "]." +
                                    status.message());
+}
+
+std::vector<Status> ValidateBatchJobs(const v1::EnqueueBatchRequest& request,
+                                      const RequestLimits& limits) {
+  std::vector<Status> problems;
+  problems.reserve(static_cast<size_t>(request.jobs_size()));
+  for (int i = 0; i < request.jobs_size(); ++i) {
+    problems.push_back(
+        InItem(ValidateJobSpec(request.jobs(i), limits, ""), "jobs", i));
+  }
+  return problems;
+}
+
+Status ValidateSetTenant(const v1::SetTenantRequest& request) {
+  FAIRQ_RETURN_IF_ERROR(config::ValidateTenant(request.tenant(), "tenant"));
+  if (!request.has_update_mask()) return Status::Ok();
+  return config::ValidateTenantMask(request.update_mask(), "update_mask");
 }
 
 Status ValidateBatchSize(int size, const RequestLimits& limits,

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "fairq/v1/fairq.pb.h"
@@ -41,6 +42,13 @@ inline constexpr int kMaxWorkerPools = 64;
 [[nodiscard]] Status InItem(Status status, std::string_view list, int index);
 [[nodiscard]] Status ValidateBatchSize(int size, const RequestLimits& limits,
                                        std::string_view field);
+// EnqueueBatch's per-job checks: one status per job, placed in "jobs[i]".
+// A bad job is refused alone; the batch's valid jobs still go in.
+[[nodiscard]] std::vector<Status> ValidateBatchJobs(
+    const v1::EnqueueBatchRequest& request, const RequestLimits& limits);
+// SetTenant: the tenant (config::ValidateTenant), then the update_mask if
+// the request has one.
+[[nodiscard]] Status ValidateSetTenant(const v1::SetTenantRequest& request);
 [[nodiscard]] Status ValidateLeaseRequest(const v1::LeaseRequest& request);
 [[nodiscard]] Status ValidateComplete(const v1::CompleteRequest& request,
                                       const RequestLimits& limits);

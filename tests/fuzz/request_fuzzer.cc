@@ -1,7 +1,7 @@
 // Fuzz target: the checks every request passes on a gRPC thread before the
-// dispatcher sees it (server/service/request_validation.h, and
-// config::ValidateTenant for SetTenant). The first byte picks the message;
-// the rest is its wire form. Whatever the fields hold, each check returns,
+// dispatcher sees it (server/service/request_validation.h), the same
+// functions the services call. The first byte picks the message; the rest
+// is its wire form. Whatever the fields hold, each check returns,
 // and an error names the field it is about ("field: problem").
 #include <cstddef>
 #include <cstdint>
@@ -51,10 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!Parse(data, size, &request)) return 0;
       ExpectNamedField(fairq::server::ValidateBatchSize(request.jobs_size(),
                                                         limits, "jobs"));
-      for (int i = 0; i < request.jobs_size(); ++i) {
-        ExpectNamedField(fairq::server::InItem(
-            fairq::server::ValidateJobSpec(request.jobs(i), limits, ""), "jobs",
-            i));
+      for (const Status& job :
+           fairq::server::ValidateBatchJobs(request, limits)) {
+        ExpectNamedField(job);
       }
       return 0;
     }
@@ -77,12 +76,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       return 0;
     }
     default: {
-      fairq::v1::Tenant tenant;
-      if (!Parse(data, size, &tenant)) return 0;
-      Status valid = fairq::config::ValidateTenant(tenant, "tenant");
+      fairq::v1::SetTenantRequest request;
+      if (!Parse(data, size, &request)) return 0;
+      Status valid = fairq::server::ValidateSetTenant(request);
       ExpectNamedField(valid);
       if (valid.ok()) {
-        (void)fairq::config::ToSchedulerTenant(tenant, "tenant");
+        (void)fairq::config::ToSchedulerTenant(request.tenant(), "tenant");
       }
       return 0;
     }
