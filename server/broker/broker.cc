@@ -198,22 +198,19 @@ Broker::Depth& Broker::DepthOf(uint32_t tenant, uint32_t pool) {
 }
 
 std::vector<Broker::Pair> Broker::PairsInUse() const {
-  std::vector<uint64_t> keys;
-  keys.reserve(depth_.size());
-  for (const auto& entry : depth_) keys.push_back(entry.first);
+  std::vector<Pair> pairs;
+  pairs.reserve(depth_.size());
+  for (const auto& entry : depth_) {
+    pairs.push_back({static_cast<uint32_t>(entry.first >> 32),
+                     static_cast<uint32_t>(entry.first)});
+  }
   for (uint32_t pool = 0; pool < pools_.size(); ++pool) {
     for (sched::TenantId tenant : scheduler_->TenantsIn(pool)) {
-      keys.push_back(PairKey(tenant, pool));
+      pairs.push_back({tenant, pool});
     }
   }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  std::vector<Pair> pairs;
-  pairs.reserve(keys.size());
-  for (uint64_t key : keys) {
-    pairs.push_back(
-        {static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key)});
-  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   return pairs;
 }
 

@@ -11,6 +11,7 @@
 #ifndef FAIRQ_SERVER_BROKER_BROKER_H_
 #define FAIRQ_SERVER_BROKER_BROKER_H_
 
+#include <compare>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -101,6 +102,7 @@ class Broker {
   struct Pair {
     uint32_t tenant;
     uint32_t pool;
+    auto operator<=>(const Pair&) const = default;
   };
   // depth_'s key for a pair.
   static uint64_t PairKey(uint32_t tenant, uint32_t pool) {

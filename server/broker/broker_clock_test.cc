@@ -2,12 +2,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
-#include <sstream>
+#include <chrono>
 
-#include "server/logging/logging.h"
+#include "server/logging/captured_log.h"
 
 namespace fairq::server {
 namespace {
@@ -20,21 +18,12 @@ int64_t FakeWall() { return fake_wall_ms; }
 
 class BrokerClockTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    previous_ = spdlog::default_logger();
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_);
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("", sink));
-    logging::ApplyLogConfig({});  // fairqd's text format, at info
-  }
-  void TearDown() override { spdlog::set_default_logger(previous_); }
-
   int64_t At(int64_t wall_ms) {
     fake_wall_ms = wall_ms;
     return clock_.Now();
   }
 
-  std::ostringstream log_;
-  std::shared_ptr<spdlog::logger> previous_;
+  logging::CapturedLog log_;
   BrokerClock clock_{FakeWall};
 };
 
@@ -42,7 +31,7 @@ TEST_F(BrokerClockTest, FollowsTheWallClockForwardStepsIncluded) {
   EXPECT_EQ(At(1'000), 1'000);
   EXPECT_EQ(At(1'500), 1'500);
   EXPECT_EQ(At(3'600'000), 3'600'000);
-  EXPECT_EQ(log_.str(), "");
+  EXPECT_EQ(log_.text(), "");
 }
 
 TEST_F(BrokerClockTest, HoldsStillUntilAWallClockSteppedBackCatchesUp) {
@@ -57,13 +46,13 @@ TEST_F(BrokerClockTest, LogsEachStepBackOnceAndTheCatchUp) {
   At(5'000);
   At(2'000);
   At(2'500);
-  EXPECT_THAT(log_.str(), HasSubstr("wall clock stepped back"));
-  EXPECT_THAT(log_.str(), HasSubstr("step_ms=3000"));
-  EXPECT_THAT(log_.str(), Not(HasSubstr("step_ms=2500")));
+  EXPECT_THAT(log_.text(), HasSubstr("wall clock stepped back"));
+  EXPECT_THAT(log_.text(), HasSubstr("step_ms=3000"));
+  EXPECT_THAT(log_.text(), Not(HasSubstr("step_ms=2500")));
   At(6'000);
-  EXPECT_THAT(log_.str(), HasSubstr("wall clock caught up"));
+  EXPECT_THAT(log_.text(), HasSubstr("wall clock caught up"));
   At(5'900);
-  EXPECT_THAT(log_.str(), HasSubstr("step_ms=100"));
+  EXPECT_THAT(log_.text(), HasSubstr("step_ms=100"));
 }
 
 TEST(NowUnixMsTest, IsTheWallClockInMilliseconds) {

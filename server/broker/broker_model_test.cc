@@ -11,8 +11,6 @@
 // this shows the rules together keep every acknowledged job in the state it
 // should be in.
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <bit>
 #include <map>
@@ -21,6 +19,7 @@
 #include <utility>
 
 #include "server/broker/broker_fixture.h"
+#include "server/logging/captured_log.h"
 
 namespace fairq::server {
 namespace {
@@ -68,15 +67,7 @@ class BrokerModelTest : public BrokerFixture,
   void SetUp() override {
     seed_ = GetParam();
     BrokerFixture::SetUp();
-    previous_ = spdlog::default_logger();
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(errors_);
-    sink->set_level(spdlog::level::err);
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("", sink));
     random_.seed(GetParam());
-  }
-  void TearDown() override {
-    spdlog::set_default_logger(previous_);
-    BrokerFixture::TearDown();
   }
 
   template <typename T>
@@ -124,8 +115,9 @@ class BrokerModelTest : public BrokerFixture,
     ASSERT_TRUE(call->done && call->done->ok());
     for (const v1::LeasedJob& leased : call->response.jobs()) {
       uint64_t id = leased.job().id();
-      ASSERT_TRUE(model_.contains(id)) << "leased an unknown job " << id;
-      ModelJob& job = model_[id];
+      auto found = model_.find(id);
+      ASSERT_TRUE(found != model_.end()) << "leased an unknown job " << id;
+      ModelJob& job = found->second;
       ASSERT_EQ(job.state, ModelJob::kWaiting) << "job " << id;
       ASSERT_EQ(job.pool, PoolName(pool)) << "job " << id;
       ASSERT_EQ(leased.job().attempts(), job.attempts + 1) << "job " << id;
@@ -414,8 +406,7 @@ class BrokerModelTest : public BrokerFixture,
   // Leases a crash lost after their reply went out: id, token.
   std::vector<std::pair<uint64_t, uint64_t>> lost_leases_;
   int64_t restarted_ms_ = 0;
-  std::ostringstream errors_;  // the broker's error and critical log lines
-  std::shared_ptr<spdlog::logger> previous_;
+  logging::CapturedLog errors_{spdlog::level::err};
 };
 
 TEST_P(BrokerModelTest, EveryJobIsWhereTheModelSaysAfterEveryStep) {
@@ -424,7 +415,7 @@ TEST_P(BrokerModelTest, EveryJobIsWhereTheModelSaysAfterEveryStep) {
     Step();
     if (HasFatalFailure()) return;
     ASSERT_TRUE(Agrees()) << "after step " << step << ":" << trace_;
-    ASSERT_EQ(errors_.str(), "") << "after step " << step;
+    ASSERT_EQ(errors_.text(), "") << "after step " << step;
   }
   // Drained: every job not dead is leased and completed in the end.
   for (int round = 0; round < 100 && !JobsIn(ModelJob::kWaiting).empty();
