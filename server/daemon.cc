@@ -1,7 +1,6 @@
 #include "server/daemon.h"
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
-#include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -72,7 +71,6 @@ Status Daemon::Open(const config::DaemonConfig& config) {
   dispatcher_ = std::make_unique<Dispatcher>(
       std::move(broker).value(), writer_.get(), store_.get(),
       config.command_queue_capacity, metrics());
-  dispatcher_->Start();
   return Status::Ok();
 }
 
@@ -106,7 +104,6 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
   producer_ = std::make_unique<ProducerService>(context);
   worker_ = std::make_unique<WorkerService>(context);
   admin_ = std::make_unique<AdminService>(context);
-  grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   // gRPC sets SO_REUSEPORT by default, which lets a second fairqd bind the
@@ -118,9 +115,14 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
   // fields; gRPC refuses a larger message before it is parsed into memory.
   builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<uint64_t>(
       INT_MAX, config.max_batch * config.max_spec_bytes() + (64 << 10))));
-  builder.RegisterService(producer_.get());
-  builder.RegisterService(worker_.get());
-  builder.RegisterService(admin_.get());
+  builder.RegisterService(producer_->service());
+  builder.RegisterService(worker_->service());
+  builder.RegisterService(admin_->service());
+  builder.RegisterAsyncGenericService(health_.service());
+  calls_ = std::make_unique<CallLoop>(builder.AddCompletionQueue());
+  producer_->ServeOn(*calls_);
+  worker_->ServeOn(*calls_);
+  admin_->ServeOn(*calls_);
   if (metrics_) {
     std::vector<std::unique_ptr<
         grpc::experimental::ServerInterceptorFactoryInterface>>
@@ -132,6 +134,9 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
   if (!server_ || port_ == 0) {
     return Unavailable("listen: cannot serve gRPC on " + config.listen);
   }
+  calls_->Start();
+  health_.Start(calls_->queue());
+  dispatcher_->Start(calls_.get());
   return Status::Ok();
 }
 
@@ -166,8 +171,9 @@ void Daemon::ReloadSettings(const config::DaemonConfig& config) {
 void Daemon::Shutdown() {
   if (stopped_) return;
   stopped_ = true;
-  if (server_) server_->GetHealthCheckService()->SetServingStatus(false);
+  health_.SetServing(false);
   if (dispatcher_) dispatcher_->Stop();  // new calls now get UNAVAILABLE
+  if (calls_) calls_->Drain();           // from here on, on a thread of its own
   if (writer_) writer_->Stop();          // every reply has been sent
   // Every call has been answered by now; what is left are idle client
   // connections, which gRPC would otherwise wait for until the deadline.
@@ -175,6 +181,7 @@ void Daemon::Shutdown() {
     server_->Shutdown(std::chrono::system_clock::now() +
                       std::chrono::milliseconds(200));
   }
+  if (calls_) calls_->Shutdown();
   exporter_.reset();
   store_.reset();
 }

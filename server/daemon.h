@@ -6,9 +6,9 @@
 #ifndef FAIRQ_SERVER_DAEMON_H_
 #define FAIRQ_SERVER_DAEMON_H_
 
-#include <memory>
-
 #include <grpcpp/grpcpp.h>
+
+#include <memory>
 
 #include "base/status.h"
 #include "metrics/metrics_exporter.h"
@@ -17,6 +17,8 @@
 #include "server/broker/writer.h"
 #include "server/config/daemon_config.h"
 #include "server/service/admin_service.h"
+#include "server/service/call_loop.h"
+#include "server/service/health_service.h"
 #include "server/service/producer_service.h"
 #include "server/service/worker_service.h"
 #include "store/store.h"
@@ -54,6 +56,8 @@ class Daemon {
   std::unique_ptr<ProducerService> producer_;
   std::unique_ptr<WorkerService> worker_;
   std::unique_ptr<AdminService> admin_;
+  HealthService health_;
+  std::unique_ptr<CallLoop> calls_;
   std::unique_ptr<metrics::MetricsExporter> exporter_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;

@@ -1,4 +1,5 @@
-// CommandQueue: the bounded queue from gRPC threads to the dispatcher.
+// CommandQueue: the bounded queue from other threads (store-reading
+// handlers, metrics scrapes, reloads) to the dispatcher.
 // Full means back-pressure (the RPC gets RESOURCE_EXHAUSTED), never
 // unbounded memory. Closing it is how shutdown reaches the dispatcher: no
 // flag is polled.
@@ -48,6 +49,15 @@ class CommandQueue {
     } else {
       ready_.wait(lock, has_work);
     }
+    for (T& item : items_) out->push_back(std::move(item));
+    items_.clear();
+    return !(closed_ && out->empty());
+  }
+
+  // Moves every queued item into *out without waiting. Returns false once
+  // the queue is closed and drained.
+  bool TryPopAll(std::vector<T>* out) {
+    std::lock_guard lock(mu_);
     for (T& item : items_) out->push_back(std::move(item));
     items_.clear();
     return !(closed_ && out->empty());

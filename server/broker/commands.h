@@ -2,8 +2,9 @@
 // carries pointers to the call's request and response (owned by gRPC, valid
 // until `done` runs) and `done`, which finishes the call.
 //
-// Threading: built on a gRPC thread, moved through the dispatcher's queue,
-// handled on the dispatcher thread; `done` runs after the command's turn is
+// Threading: built by a handler (on the dispatcher thread, or on the rpc
+// reads thread and moved through the dispatcher's queue), handled on the
+// dispatcher thread; `done` runs after the command's turn is
 // durable (or failed), on the writer's sync thread; for a Lease that got
 // jobs, earlier (a lease may be forgotten by a power loss: the job is
 // redelivered): on the dispatcher thread once it hands the turn to the

@@ -29,16 +29,25 @@ Dispatcher::Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
 
 Dispatcher::~Dispatcher() { Stop(); }
 
-void Dispatcher::Start() {
+void Dispatcher::Start(EventLoop* events) {
+  events_ = events;
+  // Commands posted before now (a metrics scrape) kicked nothing.
+  if (events) events->Kick();
   thread_ = std::thread([this] {
+    loop_thread_.store(std::this_thread::get_id());
     pthread_setname_np(pthread_self(), "fairq-dispatch");  // for top and perf
     Loop();
   });
 }
 
 void Dispatcher::Post(Command command) {
+  if (std::this_thread::get_id() == loop_thread_.load() && events_.load()) {
+    posted_here_.push_back(std::move(command));
+    return;
+  }
   switch (queue_.Push(std::move(command))) {
     case CommandQueue<Command>::PushResult::kOk:
+      if (EventLoop* events = events_.load()) events->Kick();
       return;
     case CommandQueue<Command>::PushResult::kFull:
       FinishCommand(command, ResourceExhausted(
@@ -55,8 +64,24 @@ void Dispatcher::Post(Command command) {
 // store once Stop returns.
 void Dispatcher::Stop() {
   queue_.Close();
+  if (EventLoop* events = events_.exchange(nullptr)) events->Kick();
   if (thread_.joinable()) thread_.join();
+  loop_thread_.store(std::thread::id());
   read_ahead_.Stop();
+}
+
+bool Dispatcher::NextCommands(
+    std::optional<std::chrono::steady_clock::time_point> wake,
+    std::vector<Command>* commands) {
+  // Once stopped (no EventLoop), calls still arriving are the EventLoop
+  // owner's to refuse (CallLoop::Drain); this thread only finishes what it
+  // was given.
+  EventLoop* events = events_.load();
+  if (!events) return queue_.PopAll(wake, commands);
+  events->Collect(wake);
+  for (Command& command : posted_here_) commands->push_back(std::move(command));
+  posted_here_.clear();
+  return queue_.TryPopAll(commands);
 }
 
 // One turn: wake at the next timer deadline or when commands arrive, cache
@@ -75,7 +100,7 @@ void Dispatcher::Loop() {
                  std::clamp<int64_t>(*at - NowUnixMs(), 0, kLongestSleepMs));
     }
     commands.clear();
-    open = queue_.PopAll(wake, &commands);
+    open = NextCommands(wake, &commands);
     auto start = std::chrono::steady_clock::now();
     int64_t now = clock_.Now();
     Turn turn(store_->NewBatch());
@@ -100,6 +125,10 @@ void Dispatcher::Loop() {
                           std::chrono::steady_clock::now() - start)
                           .count());
   }
+  for (Command& late : posted_here_) {
+    FinishCommand(late, Unavailable("fairqd is shutting down"));
+  }
+  posted_here_.clear();
 }
 
 }  // namespace fairq::server

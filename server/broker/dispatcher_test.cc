@@ -1,53 +1,142 @@
-// The dispatcher's queue: bounded, with back-pressure instead of memory.
+// The dispatcher's queue (bounded, with back-pressure instead of memory)
+// and its event loop.
 #include "server/broker/dispatcher.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "server/broker/broker_fixture.h"
 
 namespace fairq::server {
 namespace {
 
-TEST(DispatcherTest, AFullQueueAnswersResourceExhaustedAndEveryCallEnds) {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "dispatcher_test_XXXXXX").string();
-  std::string dir = mkdtemp(pattern.data());
-  {
-    config::DaemonConfig config;
-    auto store = std::move(store::Store::Open({dir, false, nullptr})).value();
-    auto broker = std::move(Broker::Create(config, store.get())).value();
-    Turn restore(store->NewBatch());
-    ASSERT_TRUE(broker->Restore(1'764'000'000'000, restore).ok());
-    // A writer that is not started and holds one turn: the dispatcher
-    // blocks handing it a second, so the one-slot queue behind it fills.
-    Writer writer(store.get(), /*max_turns_in_flight=*/1);
-    Dispatcher dispatcher(std::move(broker), &writer, store.get(), 1);
-    dispatcher.Start();
-    v1::JobSpec spec;
-    spec.set_tenant("a");
-    constexpr int kCalls = 12;
-    std::vector<v1::EnqueueBatchResponse> responses(kCalls);
-    std::atomic<int> finished{0}, exhausted{0};
-    for (int i = 0; i < kCalls; ++i) {
-      dispatcher.Post(EnqueueCommand{{&spec}, &responses[i],
-                                     [&](const Status& s) {
-                                       ++finished;
-                                       if (s.code() == StatusCode::kResourceExhausted) {
-                                         ++exhausted;
-                                       }
-                                     }});
-    }
-    // At most one turn with the writer, one blocked, one queued: the rest
-    // were refused at once.
-    EXPECT_GE(exhausted.load(), kCalls - 3);
-    writer.Start();  // the disk catches up; everything drains
-    dispatcher.Stop();
-    writer.Stop();
-    EXPECT_EQ(finished.load(), kCalls);
+// The broker comes from the fixture, for a Dispatcher to own.
+class DispatcherTest : public BrokerFixture {};
+
+TEST_F(DispatcherTest, AFullQueueAnswersResourceExhaustedAndEveryCallEnds) {
+  // A writer that is not started and holds one turn: the dispatcher
+  // blocks handing it a second, so the one-slot queue behind it fills.
+  Writer writer(store_.get(), /*max_turns_in_flight=*/1);
+  Dispatcher dispatcher(std::move(broker_), &writer, store_.get(), 1);
+  dispatcher.Start();
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  constexpr int kCalls = 12;
+  std::vector<v1::EnqueueBatchResponse> responses(kCalls);
+  std::atomic<int> finished{0}, exhausted{0};
+  for (int i = 0; i < kCalls; ++i) {
+    dispatcher.Post(
+        EnqueueCommand{{&spec}, &responses[i], [&](const Status& s) {
+                         ++finished;
+                         if (s.code() == StatusCode::kResourceExhausted) {
+                           ++exhausted;
+                         }
+                       }});
   }
-  std::filesystem::remove_all(dir);
+  // At most one turn with the writer, one blocked, one queued: the rest
+  // were refused at once.
+  EXPECT_GE(exhausted.load(), kCalls - 3);
+  writer.Start();  // the disk catches up; everything drains
+  dispatcher.Stop();
+  writer.Stop();
+  EXPECT_EQ(finished.load(), kCalls);
+}
+
+// How long a test waits for an answer before it fails (a bound, not a
+// pace: answers come within milliseconds).
+constexpr std::chrono::seconds kBound(10);
+
+// Stands in for the CallLoop: Collect runs the handlers the test delivers,
+// and returns on a Kick.
+class FakeEventLoop final : public EventLoop {
+ public:
+  void Collect(
+      std::optional<std::chrono::steady_clock::time_point> deadline) override {
+    std::unique_lock lock(mu_);
+    auto ready = [&] { return kicked_ || !handlers_.empty(); };
+    if (deadline) {
+      ready_.wait_until(lock, *deadline, ready);
+    } else {
+      ready_.wait(lock, ready);
+    }
+    kicked_ = false;
+    std::vector<std::function<void()>> handlers = std::move(handlers_);
+    handlers_.clear();
+    lock.unlock();
+    for (auto& handler : handlers) handler();
+  }
+  void Kick() override {
+    {
+      std::lock_guard lock(mu_);
+      kicked_ = true;
+    }
+    ready_.notify_one();
+  }
+  // Any thread: runs `handler` in the dispatcher's next Collect.
+  void Deliver(std::function<void()> handler) {
+    {
+      std::lock_guard lock(mu_);
+      handlers_.push_back(std::move(handler));
+    }
+    ready_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable ready_;
+  bool kicked_ = false;
+  std::vector<std::function<void()>> handlers_;
+};
+
+TEST_F(DispatcherTest, WithAnEventLoopHandlersAndOtherThreadsAreBothServed) {
+  Writer writer(store_.get(), /*max_turns_in_flight=*/4);
+  writer.Start();
+  FakeEventLoop events;
+  Dispatcher dispatcher(std::move(broker_), &writer, store_.get(), 16);
+  dispatcher.Start(&events);
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  v1::EnqueueBatchResponse from_handler, from_thread;
+  std::promise<std::thread::id> handler_ran;
+  std::promise<Status> handler_done, thread_done;
+  // A handler on the dispatcher thread posts into the coming turn.
+  events.Deliver([&] {
+    handler_ran.set_value(std::this_thread::get_id());
+    dispatcher.Post(
+        EnqueueCommand{{&spec}, &from_handler, [&](const Status& s) {
+                         handler_done.set_value(s);
+                       }});
+  });
+  std::future<Status> handled = handler_done.get_future();
+  ASSERT_EQ(handled.wait_for(kBound), std::future_status::ready);
+  EXPECT_TRUE(handled.get().ok());
+  EXPECT_NE(handler_ran.get_future().get(), std::this_thread::get_id());
+  // A post from another thread wakes the loop through Kick.
+  dispatcher.Post(EnqueueCommand{{&spec}, &from_thread, [&](const Status& s) {
+                                   thread_done.set_value(s);
+                                 }});
+  std::future<Status> posted = thread_done.get_future();
+  ASSERT_EQ(posted.wait_for(kBound), std::future_status::ready);
+  EXPECT_TRUE(posted.get().ok());
+  ASSERT_EQ(from_handler.results_size(), 1);
+  ASSERT_EQ(from_thread.results_size(), 1);
+  EXPECT_NE(from_handler.results(0).job_id(), from_thread.results(0).job_id());
+  dispatcher.Stop();
+  writer.Stop();
+  // Stopped: a post is refused at once, not left with the event loop.
+  Status late;
+  dispatcher.Post(EnqueueCommand{
+      {&spec}, &from_thread, [&](const Status& s) { late = s; }});
+  EXPECT_EQ(late.code(), StatusCode::kUnavailable);
 }
 
 }  // namespace

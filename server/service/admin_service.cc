@@ -86,88 +86,73 @@ StatusOr<DeadLetters> ReadDead(const store::Store& store,
 
 }  // namespace
 
-grpc::ServerUnaryReactor* AdminService::GetTenant(
-    grpc::CallbackServerContext* ctx, const v1::GetTenantRequest* request,
-    v1::Tenant* response) {
+void AdminService::GetTenant(Call& call, const v1::GetTenantRequest* request,
+                             v1::Tenant* response) {
   Status valid = config::ValidateName(request->name(), "name");
-  if (!valid.ok()) return FinishNow(ctx, valid);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (!valid.ok()) return FinishNow(call, valid);
   context_.dispatcher->Post(
-      GetTenantCommand{request->name(), response, FinishLater(reactor)});
-  return reactor;
+      GetTenantCommand{request->name(), response, FinishLater(call)});
 }
 
-grpc::ServerUnaryReactor* AdminService::ListTenants(
-    grpc::CallbackServerContext* ctx, const v1::ListTenantsRequest*,
-    v1::ListTenantsResponse* response) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  context_.dispatcher->Post(ListTenantsCommand{response, FinishLater(reactor)});
-  return reactor;
+void AdminService::ListTenants(Call& call, const v1::ListTenantsRequest*,
+                               v1::ListTenantsResponse* response) {
+  context_.dispatcher->Post(ListTenantsCommand{response, FinishLater(call)});
 }
 
-grpc::ServerUnaryReactor* AdminService::SetTenant(
-    grpc::CallbackServerContext* ctx, const v1::SetTenantRequest* request,
-    v1::Tenant* response) {
+void AdminService::SetTenant(Call& call, const v1::SetTenantRequest* request,
+                             v1::Tenant* response) {
   Status valid = ValidateSetTenant(*request);
-  if (!valid.ok()) return FinishNow(ctx, valid);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (!valid.ok()) return FinishNow(call, valid);
   context_.dispatcher->Post(SetTenantCommand{
       .tenant = &request->tenant(),
       .response = response,
-      .done = FinishLater(reactor),
+      .done = FinishLater(call),
       .mask = request->has_update_mask() ? &request->update_mask() : nullptr});
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* AdminService::SetPaused(
-    grpc::CallbackServerContext* ctx, const std::string& name, bool paused,
-    v1::Tenant* response) {
+void AdminService::SetPaused(Call& call, const std::string& name, bool paused,
+                             v1::Tenant* response) {
   Status valid = config::ValidateName(name, "name");
-  if (!valid.ok()) return FinishNow(ctx, valid);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (!valid.ok()) return FinishNow(call, valid);
   context_.dispatcher->Post(
-      PauseTenantCommand{name, paused, response, FinishLater(reactor)});
-  return reactor;
+      PauseTenantCommand{name, paused, response, FinishLater(call)});
 }
 
-grpc::ServerUnaryReactor* AdminService::PauseTenant(
-    grpc::CallbackServerContext* ctx, const v1::PauseTenantRequest* request,
-    v1::Tenant* response) {
-  return SetPaused(ctx, request->name(), true, response);
+void AdminService::PauseTenant(Call& call,
+                               const v1::PauseTenantRequest* request,
+                               v1::Tenant* response) {
+  SetPaused(call, request->name(), true, response);
 }
 
-grpc::ServerUnaryReactor* AdminService::ResumeTenant(
-    grpc::CallbackServerContext* ctx, const v1::PauseTenantRequest* request,
-    v1::Tenant* response) {
-  return SetPaused(ctx, request->name(), false, response);
+void AdminService::ResumeTenant(Call& call,
+                                const v1::PauseTenantRequest* request,
+                                v1::Tenant* response) {
+  SetPaused(call, request->name(), false, response);
 }
 
-grpc::ServerUnaryReactor* AdminService::GetQueueStats(
-    grpc::CallbackServerContext* ctx, const v1::GetQueueStatsRequest* request,
-    v1::GetQueueStatsResponse* response) {
+void AdminService::GetQueueStats(Call& call,
+                                 const v1::GetQueueStatsRequest* request,
+                                 v1::GetQueueStatsResponse* response) {
   Status valid = ValidateFilterName(request->tenant(), "tenant");
   if (valid.ok()) valid = ValidateFilterName(request->pool(), "pool");
-  if (!valid.ok()) return FinishNow(ctx, valid);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (!valid.ok()) return FinishNow(call, valid);
   context_.dispatcher->Post(
-      QueueStatsCommand{request, response, FinishLater(reactor)});
-  return reactor;
+      QueueStatsCommand{request, response, FinishLater(call)});
 }
 
-grpc::ServerUnaryReactor* AdminService::ListDeadLetters(
-    grpc::CallbackServerContext* ctx,
-    const v1::ListDeadLettersRequest* request,
-    v1::ListDeadLettersResponse* response) {
+void AdminService::ListDeadLetters(Call& call,
+                                   const v1::ListDeadLettersRequest* request,
+                                   v1::ListDeadLettersResponse* response) {
   uint32_t page = request->page_size() == 0 ? kDefaultPage : request->page_size();
   if (page > kMaxPage) {
-    return FinishNow(ctx, InvalidArgument("page_size: at most 1000, got " +
-                                          std::to_string(page)));
+    return FinishNow(call, InvalidArgument("page_size: at most 1000, got " +
+                                           std::to_string(page)));
   }
   Status valid = ValidateFilterName(request->tenant(), "tenant");
-  if (!valid.ok()) return FinishNow(ctx, valid);
+  if (!valid.ok()) return FinishNow(call, valid);
   auto dead = ReadDead(*context_.store, request->tenant(), "",
                        request->after_job_id(), page, kMaxDeadPageBytes);
-  if (!dead.ok()) return FinishNow(ctx, dead.status());
+  if (!dead.ok()) return FinishNow(call, dead.status());
   response->set_more(dead->more);
   for (const auto& [record, letter] : dead->letters) {
     v1::Job* job = response->add_jobs();
@@ -177,26 +162,26 @@ grpc::ServerUnaryReactor* AdminService::ListDeadLetters(
     job->set_attempts(letter.attempts());
     job->set_last_error(letter.last_error());
   }
-  return FinishWhenDurable(ctx, *context_.dispatcher, Status::Ok());
+  return FinishWhenDurable(call, *context_.dispatcher, Status::Ok());
 }
 
-grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(
-    grpc::CallbackServerContext* ctx,
-    const v1::RequeueDeadLettersRequest* request,
+void AdminService::RequeueDeadLetters(
+    Call& call, const v1::RequeueDeadLettersRequest* request,
     v1::RequeueDeadLettersResponse* response) {
   RequeueDeadCommand command{{}, response, {}};
   if (request->target_case() == v1::RequeueDeadLettersRequest::TARGET_NOT_SET) {
-    return FinishNow(ctx, InvalidArgument("job_id or filter: one must be set"));
+    return FinishNow(call,
+                     InvalidArgument("job_id or filter: one must be set"));
   }
   if (request->has_filter()) {
     const v1::DeadLetterFilter& filter = request->filter();
     Status valid = config::ValidateName(filter.tenant(), "filter.tenant");
     if (valid.ok()) valid = ValidateFilterName(filter.pool(), "filter.pool");
-    if (!valid.ok()) return FinishNow(ctx, valid);
+    if (!valid.ok()) return FinishNow(call, valid);
     auto dead =
         ReadDead(*context_.store, filter.tenant(), filter.pool(),
                  filter.after_job_id(), kMaxRequeuePerCall, kMaxRequeueBytes);
-    if (!dead.ok()) return FinishNow(ctx, dead.status());
+    if (!dead.ok()) return FinishNow(call, dead.status());
     response->set_more(dead->more);
     if (!dead->letters.empty()) {
       response->set_last_job_id(dead->letters.back().first.id());
@@ -207,33 +192,52 @@ grpc::ServerUnaryReactor* AdminService::RequeueDeadLetters(
   } else {
     auto letter = context_.store->GetDead(request->job_id());
     auto record = context_.store->GetJob(request->job_id());
-    if (!letter.ok()) return FinishNow(ctx, letter.status());
-    if (!record.ok()) return FinishNow(ctx, record.status());
+    if (!letter.ok()) return FinishNow(call, letter.status());
+    if (!record.ok()) return FinishNow(call, record.status());
     if (!*letter || !*record) {
-      return FinishNow(ctx, NotFound("job_id: " +
-                                     std::to_string(request->job_id()) +
-                                     " is not a dead letter"));
+      return FinishNow(call,
+                       NotFound("job_id: " + std::to_string(request->job_id()) +
+                                " is not a dead letter"));
     }
     command.jobs.push_back(**record);
   }
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  command.done = FinishLater(reactor);
+  command.done = FinishLater(call);
   context_.dispatcher->Post(std::move(command));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* AdminService::PurgeTenant(
-    grpc::CallbackServerContext* ctx, const v1::PurgeTenantRequest* request,
-    v1::PurgeTenantResponse* response) {
+void AdminService::PurgeTenant(Call& call,
+                               const v1::PurgeTenantRequest* request,
+                               v1::PurgeTenantResponse* response) {
   Status valid = config::ValidateName(request->tenant(), "tenant");
   if (valid.ok() && !request->pool().empty()) {
     valid = config::ValidateName(request->pool(), "pool");
   }
-  if (!valid.ok()) return FinishNow(ctx, valid);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (!valid.ok()) return FinishNow(call, valid);
   context_.dispatcher->Post(
-      PurgeTenantCommand{request, response, FinishLater(reactor)});
-  return reactor;
+      PurgeTenantCommand{request, response, FinishLater(call)});
+}
+
+void AdminService::ServeOn(CallLoop& loop) {
+  using Async = v1::Admin::AsyncService;
+  loop.Serve(&async_, &Async::RequestGetTenant,
+             Bind(this, &AdminService::GetTenant));
+  loop.Serve(&async_, &Async::RequestListTenants,
+             Bind(this, &AdminService::ListTenants));
+  loop.Serve(&async_, &Async::RequestSetTenant,
+             Bind(this, &AdminService::SetTenant));
+  loop.Serve(&async_, &Async::RequestPauseTenant,
+             Bind(this, &AdminService::PauseTenant));
+  loop.Serve(&async_, &Async::RequestResumeTenant,
+             Bind(this, &AdminService::ResumeTenant));
+  loop.Serve(&async_, &Async::RequestGetQueueStats,
+             Bind(this, &AdminService::GetQueueStats));
+  loop.Serve(&async_, &Async::RequestListDeadLetters,
+             Bind(this, &AdminService::ListDeadLetters), {.reads_store = true});
+  loop.Serve(&async_, &Async::RequestRequeueDeadLetters,
+             Bind(this, &AdminService::RequeueDeadLetters),
+             {.reads_store = true});
+  loop.Serve(&async_, &Async::RequestPurgeTenant,
+             Bind(this, &AdminService::PurgeTenant));
 }
 
 }  // namespace fairq::server

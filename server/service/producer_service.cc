@@ -10,9 +10,9 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-// Reads the job record for GetJob and CancelJob. The read is a short
-// RocksDB point lookup (memtable or block cache), acceptable on a gRPC
-// thread, and it keeps payload I/O off the dispatcher.
+// Reads the job record for GetJob and CancelJob, on the rpc reads thread
+// (CallLoop): a point lookup may reach the disk, and it keeps payload I/O
+// off the dispatcher.
 Status ReadJob(const store::Store& store, uint64_t id, v1::Job* job) {
   auto record = store.GetJob(id);
   if (!record.ok()) return record.status();
@@ -42,16 +42,14 @@ std::string PlacedMessage(const v1::EnqueueResult& result,
 
 }  // namespace
 
-grpc::ServerUnaryReactor* ProducerService::Enqueue(
-    grpc::CallbackServerContext* ctx, const v1::EnqueueRequest* request,
-    v1::EnqueueResponse* response) {
+void ProducerService::Enqueue(Call& call, const v1::EnqueueRequest* request,
+                              v1::EnqueueResponse* response) {
   Status valid = ValidateJobSpec(request->job(), context_.limits, "job");
-  if (!valid.ok()) return FinishNow(ctx, valid);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (!valid.ok()) return FinishNow(call, valid);
   auto results = std::make_shared<v1::EnqueueBatchResponse>();
-  Done done = [reactor, ctx, response, results](const Status& status) {
+  Done done = [&call, response, results](const Status& status) {
     if (!status.ok()) {
-      reactor->Finish(ToGrpcStatus(status));
+      call.Finish(ToGrpcStatus(status));
       return;
     }
     const v1::EnqueueResult& result = results->results(0);
@@ -62,24 +60,23 @@ grpc::ServerUnaryReactor* ProducerService::Enqueue(
       }
       Status failed(static_cast<StatusCode>(result.code()),
                     PlacedMessage(result, "job"));
-      reactor->Finish(ToGrpcStatus(failed, retry, ctx));
+      call.Finish(ToGrpcStatus(failed, retry, &call.context()));
       return;
     }
     response->set_job_id(result.job_id());
     response->set_duplicate(result.duplicate());
-    reactor->Finish(grpc::Status::OK);
+    call.Finish(grpc::Status::OK);
   };
   context_.dispatcher->Post(
       EnqueueCommand{{&request->job()}, results.get(), std::move(done)});
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* ProducerService::EnqueueBatch(
-    grpc::CallbackServerContext* ctx, const v1::EnqueueBatchRequest* request,
-    v1::EnqueueBatchResponse* response) {
+void ProducerService::EnqueueBatch(Call& call,
+                                   const v1::EnqueueBatchRequest* request,
+                                   v1::EnqueueBatchResponse* response) {
   Status valid =
       ValidateBatchSize(request->jobs_size(), context_.limits, "jobs");
-  if (!valid.ok()) return FinishNow(ctx, valid);
+  if (!valid.ok()) return FinishNow(call, valid);
   // Per-job problems become per-job results; valid jobs still go in.
   std::vector<Status> problems = ValidateBatchJobs(*request, context_.limits);
   std::vector<const v1::JobSpec*> jobs;
@@ -87,12 +84,11 @@ grpc::ServerUnaryReactor* ProducerService::EnqueueBatch(
     if (problems[static_cast<size_t>(i)].ok())
       jobs.push_back(&request->jobs(i));
   }
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   auto accepted = std::make_shared<v1::EnqueueBatchResponse>();
-  Done done = [reactor, response, accepted,
+  Done done = [&call, response, accepted,
                problems = std::move(problems)](const Status& status) {
     if (!status.ok()) {
-      reactor->Finish(ToGrpcStatus(status));
+      call.Finish(ToGrpcStatus(status));
       return;
     }
     int next = 0;
@@ -110,39 +106,44 @@ grpc::ServerUnaryReactor* ProducerService::EnqueueBatch(
         result->set_message(problem.message());
       }
     }
-    reactor->Finish(grpc::Status::OK);
+    call.Finish(grpc::Status::OK);
   };
   context_.dispatcher->Post(
       EnqueueCommand{std::move(jobs), accepted.get(), std::move(done)});
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* ProducerService::GetJob(
-    grpc::CallbackServerContext* ctx, const v1::GetJobRequest* request,
-    v1::Job* response) {
+void ProducerService::GetJob(Call& call, const v1::GetJobRequest* request,
+                             v1::Job* response) {
   Status read = ReadJob(*context_.store, request->job_id(), response);
-  if (!read.ok()) return FinishWhenDurable(ctx, *context_.dispatcher, read);
+  if (!read.ok()) return FinishWhenDurable(call, *context_.dispatcher, read);
   auto dead = context_.store->GetDead(request->job_id());
-  if (!dead.ok()) return FinishNow(ctx, dead.status());
+  if (!dead.ok()) return FinishNow(call, dead.status());
   if (*dead) {
     response->set_state(v1::JOB_STATE_DEAD);
     response->set_attempts((*dead)->attempts());
     response->set_last_error((*dead)->last_error());
-    return FinishWhenDurable(ctx, *context_.dispatcher, Status::Ok());
+    return FinishWhenDurable(call, *context_.dispatcher, Status::Ok());
   }
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  context_.dispatcher->Post(GetJobCommand{response, FinishLater(reactor)});
-  return reactor;
+  context_.dispatcher->Post(GetJobCommand{response, FinishLater(call)});
 }
 
-grpc::ServerUnaryReactor* ProducerService::CancelJob(
-    grpc::CallbackServerContext* ctx, const v1::CancelJobRequest* request,
-    v1::Job* response) {
+void ProducerService::CancelJob(Call& call, const v1::CancelJobRequest* request,
+                                v1::Job* response) {
   Status read = ReadJob(*context_.store, request->job_id(), response);
-  if (!read.ok()) return FinishWhenDurable(ctx, *context_.dispatcher, read);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  context_.dispatcher->Post(CancelJobCommand{response, FinishLater(reactor)});
-  return reactor;
+  if (!read.ok()) return FinishWhenDurable(call, *context_.dispatcher, read);
+  context_.dispatcher->Post(CancelJobCommand{response, FinishLater(call)});
+}
+
+void ProducerService::ServeOn(CallLoop& loop) {
+  using Async = v1::Producer::AsyncService;
+  loop.Serve(&async_, &Async::RequestEnqueue,
+             Bind(this, &ProducerService::Enqueue));
+  loop.Serve(&async_, &Async::RequestEnqueueBatch,
+             Bind(this, &ProducerService::EnqueueBatch));
+  loop.Serve(&async_, &Async::RequestGetJob,
+             Bind(this, &ProducerService::GetJob), {.reads_store = true});
+  loop.Serve(&async_, &Async::RequestCancelJob,
+             Bind(this, &ProducerService::CancelJob), {.reads_store = true});
 }
 
 }  // namespace fairq::server

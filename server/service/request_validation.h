@@ -1,5 +1,5 @@
-// Field-by-field checks of incoming requests, done on the gRPC thread before
-// anything reaches the dispatcher. Each error is INVALID_ARGUMENT naming the
+// Field-by-field checks of incoming requests, done by the handlers before
+// anything reaches the broker. Each error is INVALID_ARGUMENT naming the
 // field, e.g. "jobs[3].priority: must be between -1000 and 1000, got 5000".
 //
 // Pure functions; safe from any thread.

@@ -3,12 +3,13 @@
 //
 // An interceptor rather than the handlers' finish points: calls end in many
 // places (validation in FinishNow, Done callbacks on the writer threads,
-// the Lease reactor, a full command queue, gRPC's own health service and
+// a canceled Lease, a full command queue, the health service and
 // unimplemented methods), and only the interceptor sees each of them once
 // with the status actually sent. It is installed only when the exporter
 // is on.
 //
-// Thread-safe: gRPC creates one interceptor per call, on its own threads.
+// Thread-safe: gRPC creates one interceptor per call, on the thread that
+// reads it (the dispatcher); its hooks run where the call is finished.
 #ifndef FAIRQ_SERVER_SERVICE_RPC_METRICS_H_
 #define FAIRQ_SERVER_SERVICE_RPC_METRICS_H_
 

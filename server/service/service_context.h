@@ -3,7 +3,7 @@
 // request limits. Plus the two ways a unary handler ends.
 //
 // Thread-safe: the pointers are to thread-safe objects (Dispatcher::Post,
-// Store reads); handlers run on gRPC's threads.
+// Store reads).
 #ifndef FAIRQ_SERVER_SERVICE_SERVICE_CONTEXT_H_
 #define FAIRQ_SERVER_SERVICE_SERVICE_CONTEXT_H_
 
@@ -12,6 +12,7 @@
 #include "server/broker/dispatcher.h"
 #include "server/service/request_validation.h"
 #include "server/service/status_mapping.h"
+#include "server/service/unary_call.h"
 #include "store/store.h"
 
 namespace fairq::server {
@@ -23,28 +24,20 @@ struct ServiceContext {
 };
 
 // Finishes a call at once with `status` (validation failures).
-inline grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* ctx,
-                                           const Status& status) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status));
-  return reactor;
+inline void FinishNow(Call& call, const Status& status) {
+  call.Finish(ToGrpcStatus(status));
 }
 
-// A Done that finishes `reactor` with the status it is given.
-inline Done FinishLater(grpc::ServerUnaryReactor* reactor) {
-  return [reactor](const Status& status) {
-    reactor->Finish(ToGrpcStatus(status));
-  };
+// A Done that finishes `call` with the status it is given.
+inline Done FinishLater(Call& call) {
+  return [&call](const Status& status) { call.Finish(ToGrpcStatus(status)); };
 }
 
 // Finishes a call whose reply was read from the store with `status`, once
 // everything applied before the read is durable (SyncBarrierCommand).
-inline grpc::ServerUnaryReactor* FinishWhenDurable(
-    grpc::CallbackServerContext* ctx, Dispatcher& dispatcher,
-    const Status& status) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  dispatcher.Post(SyncBarrierCommand{status, FinishLater(reactor)});
-  return reactor;
+inline void FinishWhenDurable(Call& call, Dispatcher& dispatcher,
+                              const Status& status) {
+  dispatcher.Post(SyncBarrierCommand{status, FinishLater(call)});
 }
 
 }  // namespace fairq::server

@@ -12,7 +12,7 @@ grpc::Status ToGrpcStatus(const Status& status) {
 
 grpc::Status ToGrpcStatus(const Status& status,
                           std::optional<int64_t> retry_after_ms,
-                          grpc::CallbackServerContext* context) {
+                          grpc::ServerContextBase* context) {
   if (retry_after_ms) {
     context->AddTrailingMetadata(kRetryAfterTrailer,
                                  std::to_string(*retry_after_ms));

@@ -22,7 +22,7 @@ grpc::Status ToGrpcStatus(const Status& status);
 // `context` (which must still be open).
 grpc::Status ToGrpcStatus(const Status& status,
                           std::optional<int64_t> retry_after_ms,
-                          grpc::CallbackServerContext* context);
+                          grpc::ServerContextBase* context);
 
 }  // namespace fairq::server
 

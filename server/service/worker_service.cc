@@ -1,94 +1,59 @@
 #include "server/service/worker_service.h"
 
-#include <atomic>
-
 namespace fairq::server {
-namespace {
 
-// One Lease call. Deletes itself in OnDone, as gRPC's callback API expects.
-class LeaseReactor final : public grpc::ServerUnaryReactor {
- public:
-  LeaseReactor(grpc::CallbackServerContext* ctx, Dispatcher* dispatcher,
-               v1::LeaseResponse* response)
-      : ctx_(ctx),
-        dispatcher_(dispatcher),
-        waiter_(dispatcher->NewWaiterId()),
-        response_(response) {}
-
-  void Start(const v1::LeaseRequest* request) {
-    Status valid = ValidateLeaseRequest(*request);
-    if (!valid.ok()) {
-      Finish(ToGrpcStatus(valid));
-      return;
-    }
-    dispatcher_->Post(LeaseCommand{waiter_, request, response_,
-                                   [this](const Status& status) {
-                                     granted_ = status.ok();
-                                     Finish(ToGrpcStatus(status));
-                                   }});
-  }
-
-  void OnCancel() override { dispatcher_->Post(LeaseCanceledCommand{waiter_}); }
-
-  // A reply with jobs that the client never received: hand them back now
-  // rather than when their leases lapse.
-  void OnDone() override {
-    if (granted_ && ctx_->IsCancelled() && response_->jobs_size() > 0) {
-      LeaseUndeliveredCommand undelivered;
-      for (const v1::LeasedJob& job : response_->jobs()) {
-        undelivered.leases.emplace_back(job.job().id(), job.lease_token());
-      }
-      dispatcher_->Post(std::move(undelivered));
-    }
-    delete this;
-  }
-
- private:
-  grpc::CallbackServerContext* const ctx_;
-  Dispatcher* const dispatcher_;
-  const WaiterId waiter_;
-  v1::LeaseResponse* const response_;
-  std::atomic<bool> granted_{false};
-};
-
-}  // namespace
-
-grpc::ServerUnaryReactor* WorkerService::Lease(
-    grpc::CallbackServerContext* ctx, const v1::LeaseRequest* request,
-    v1::LeaseResponse* response) {
-  auto* reactor = new LeaseReactor(ctx, context_.dispatcher, response);
-  reactor->Start(request);
-  return reactor;
+// A Lease call waits in the broker until it is granted jobs or its wait
+// ends. A client that cancels while it waits leaves the wait list; jobs
+// granted to a call whose client is gone go straight back to their queue.
+void WorkerService::Lease(Call& call, const v1::LeaseRequest* request,
+                          v1::LeaseResponse* response) {
+  Status valid = ValidateLeaseRequest(*request);
+  if (!valid.ok()) return FinishNow(call, valid);
+  Dispatcher* dispatcher = context_.dispatcher;
+  const WaiterId waiter = dispatcher->NewWaiterId();
+  call.Watch(
+      [dispatcher, waiter] { dispatcher->Post(LeaseCanceledCommand{waiter}); },
+      [dispatcher, response](bool answer_lost) {
+        if (!answer_lost || response->jobs_size() == 0) return;
+        LeaseUndeliveredCommand undelivered;
+        for (const v1::LeasedJob& job : response->jobs()) {
+          undelivered.leases.emplace_back(job.job().id(), job.lease_token());
+        }
+        dispatcher->Post(std::move(undelivered));
+      });
+  dispatcher->Post(LeaseCommand{waiter, request, response, FinishLater(call)});
 }
 
-grpc::ServerUnaryReactor* WorkerService::Heartbeat(
-    grpc::CallbackServerContext* ctx, const v1::HeartbeatRequest* request,
-    v1::HeartbeatResponse* response) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+void WorkerService::Heartbeat(Call& call, const v1::HeartbeatRequest* request,
+                              v1::HeartbeatResponse* response) {
   context_.dispatcher->Post(
-      HeartbeatCommand{request, response, FinishLater(reactor)});
-  return reactor;
+      HeartbeatCommand{request, response, FinishLater(call)});
 }
 
-grpc::ServerUnaryReactor* WorkerService::Complete(
-    grpc::CallbackServerContext* ctx, const v1::CompleteRequest* request,
-    v1::AckResponse* response) {
+void WorkerService::Complete(Call& call, const v1::CompleteRequest* request,
+                             v1::AckResponse* response) {
   Status valid = ValidateComplete(*request, context_.limits);
-  if (!valid.ok()) return FinishNow(ctx, valid);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (!valid.ok()) return FinishNow(call, valid);
   context_.dispatcher->Post(
-      CompleteCommand{request, response, FinishLater(reactor)});
-  return reactor;
+      CompleteCommand{request, response, FinishLater(call)});
 }
 
-grpc::ServerUnaryReactor* WorkerService::Fail(grpc::CallbackServerContext* ctx,
-                                              const v1::FailRequest* request,
-                                              v1::AckResponse* response) {
+void WorkerService::Fail(Call& call, const v1::FailRequest* request,
+                         v1::AckResponse* response) {
   Status valid = ValidateFail(*request, context_.limits);
-  if (!valid.ok()) return FinishNow(ctx, valid);
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  context_.dispatcher->Post(FailCommand{request, response, FinishLater(reactor)});
-  return reactor;
+  if (!valid.ok()) return FinishNow(call, valid);
+  context_.dispatcher->Post(FailCommand{request, response, FinishLater(call)});
+}
+
+void WorkerService::ServeOn(CallLoop& loop) {
+  using Async = v1::Worker::AsyncService;
+  loop.Serve(&async_, &Async::RequestLease, Bind(this, &WorkerService::Lease),
+             {.watch_done = true});
+  loop.Serve(&async_, &Async::RequestHeartbeat,
+             Bind(this, &WorkerService::Heartbeat));
+  loop.Serve(&async_, &Async::RequestComplete,
+             Bind(this, &WorkerService::Complete));
+  loop.Serve(&async_, &Async::RequestFail, Bind(this, &WorkerService::Fail));
 }
 
 }  // namespace fairq::server

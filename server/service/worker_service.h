@@ -1,35 +1,38 @@
-// WorkerService: fairq.v1.Worker. Lease is a long poll with a reactor of
-// its own: a call canceled while it waits leaves the wait list, and jobs
+// WorkerService: fairq.v1.Worker. Lease is a long poll that watches its
+// call: a call canceled while it waits leaves the wait list, and jobs
 // granted to a call whose client is gone go straight back to their queue.
 //
-// Thread-safe: gRPC calls the methods on its own threads.
+// Thread-safety: the CallLoop runs the handlers on the dispatcher thread.
 #ifndef FAIRQ_SERVER_SERVICE_WORKER_SERVICE_H_
 #define FAIRQ_SERVER_SERVICE_WORKER_SERVICE_H_
 
 #include "fairq/v1/fairq.grpc.pb.h"
+#include "server/service/call_loop.h"
 #include "server/service/service_context.h"
 
 namespace fairq::server {
 
-class WorkerService final : public v1::Worker::CallbackService {
+class WorkerService final {
  public:
   explicit WorkerService(ServiceContext context) : context_(context) {}
 
-  grpc::ServerUnaryReactor* Lease(grpc::CallbackServerContext* ctx,
-                                  const v1::LeaseRequest* request,
-                                  v1::LeaseResponse* response) override;
-  grpc::ServerUnaryReactor* Heartbeat(grpc::CallbackServerContext* ctx,
-                                      const v1::HeartbeatRequest* request,
-                                      v1::HeartbeatResponse* response) override;
-  grpc::ServerUnaryReactor* Complete(grpc::CallbackServerContext* ctx,
-                                     const v1::CompleteRequest* request,
-                                     v1::AckResponse* response) override;
-  grpc::ServerUnaryReactor* Fail(grpc::CallbackServerContext* ctx,
-                                 const v1::FailRequest* request,
-                                 v1::AckResponse* response) override;
+  // For ServerBuilder::RegisterService.
+  grpc::Service* service() { return &async_; }
+  // Serves every method on `loop`; before loop.Start().
+  void ServeOn(CallLoop& loop);
 
  private:
+  void Lease(Call& call, const v1::LeaseRequest* request,
+             v1::LeaseResponse* response);
+  void Heartbeat(Call& call, const v1::HeartbeatRequest* request,
+                 v1::HeartbeatResponse* response);
+  void Complete(Call& call, const v1::CompleteRequest* request,
+                v1::AckResponse* response);
+  void Fail(Call& call, const v1::FailRequest* request,
+            v1::AckResponse* response);
+
   const ServiceContext context_;
+  v1::Worker::AsyncService async_;
 };
 
 }  // namespace fairq::server
