@@ -1,9 +1,10 @@
 // `fairq-bench ping`: the floor under every latency fairq-bench reports.
-// gRPC health checks (answered by gRPC inside fairqd, without the broker,
-// the store or an fsync) go out at a fixed --rate for --duration on the
-// schedule `latency` uses, and the round trip of each is measured. Whatever
-// `latency` reports above this floor is fairqd's; the floor itself is the
-// machine: two loopback legs and the thread wake-ups at both ends.
+// gRPC health checks (answered on fairqd's dispatcher thread between its
+// turns, without the broker, the store or an fsync) go out at a fixed
+// --rate for --duration on the schedule `latency` uses, and the round trip
+// of each is measured. Whatever `latency` reports above this floor is the
+// broker's and the store's; the floor itself is the machine (two loopback
+// legs and the thread wake-ups at both ends) plus the dispatcher's turns.
 #include <grpcpp/generic/generic_stub.h>
 
 #include <chrono>
