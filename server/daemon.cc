@@ -109,6 +109,10 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
   // gRPC sets SO_REUSEPORT by default, which lets a second fairqd bind the
   // same port and silently take half the clients: refuse that instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Calls the dispatcher has not read yet wait in gRPC's memory; this
+  // bounds them per connection (gRPC's default is unbounded), and a
+  // client's further calls wait on its side.
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, 1024);
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
                            &port_);
   // A batch of max_batch of the largest specs, and room for the call's own

@@ -65,7 +65,15 @@ void Dispatcher::Post(Command command) {
 void Dispatcher::Stop() {
   queue_.Close();
   if (EventLoop* events = events_.exchange(nullptr)) events->Kick();
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    thread_.join();
+  } else {  // never started (the server did not come up): refuse what came
+    std::vector<Command> queued;
+    queue_.TryPopAll(&queued);
+    for (Command& command : queued) {
+      FinishCommand(command, Unavailable("fairqd is shutting down"));
+    }
+  }
   loop_thread_.store(std::thread::id());
   read_ahead_.Stop();
 }
@@ -78,6 +86,9 @@ bool Dispatcher::NextCommands(
   // was given.
   EventLoop* events = events_.load();
   if (!events) return queue_.PopAll(wake, commands);
+  // Posted here outside Collect (from a reply): this turn's, not the next
+  // event's.
+  if (!posted_here_.empty()) wake = std::chrono::steady_clock::now();
   events->Collect(wake);
   for (Command& command : posted_here_) commands->push_back(std::move(command));
   posted_here_.clear();

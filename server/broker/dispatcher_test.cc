@@ -78,8 +78,13 @@ class FakeEventLoop final : public EventLoop {
     {
       std::lock_guard lock(mu_);
       kicked_ = true;
+      ++kicks_;
     }
     ready_.notify_one();
+  }
+  int kicks() {
+    std::lock_guard lock(mu_);
+    return kicks_;
   }
   // Any thread: runs `handler` in the dispatcher's next Collect.
   void Deliver(std::function<void()> handler) {
@@ -94,6 +99,7 @@ class FakeEventLoop final : public EventLoop {
   std::mutex mu_;
   std::condition_variable ready_;
   bool kicked_ = false;
+  int kicks_ = 0;
   std::vector<std::function<void()>> handlers_;
 };
 
@@ -119,6 +125,8 @@ TEST_F(DispatcherTest, WithAnEventLoopHandlersAndOtherThreadsAreBothServed) {
   std::future<Status> handled = handler_done.get_future();
   ASSERT_EQ(handled.wait_for(kBound), std::future_status::ready);
   EXPECT_TRUE(handled.get().ok());
+  // Start's kick only: the handler's post joined the turn without one.
+  EXPECT_EQ(events.kicks(), 1);
   EXPECT_NE(handler_ran.get_future().get(), std::this_thread::get_id());
   // A post from another thread wakes the loop through Kick.
   dispatcher.Post(EnqueueCommand{{&spec}, &from_thread, [&](const Status& s) {
@@ -127,6 +135,7 @@ TEST_F(DispatcherTest, WithAnEventLoopHandlersAndOtherThreadsAreBothServed) {
   std::future<Status> posted = thread_done.get_future();
   ASSERT_EQ(posted.wait_for(kBound), std::future_status::ready);
   EXPECT_TRUE(posted.get().ok());
+  EXPECT_EQ(events.kicks(), 2);
   ASSERT_EQ(from_handler.results_size(), 1);
   ASSERT_EQ(from_thread.results_size(), 1);
   EXPECT_NE(from_handler.results(0).job_id(), from_thread.results(0).job_id());
@@ -137,6 +146,38 @@ TEST_F(DispatcherTest, WithAnEventLoopHandlersAndOtherThreadsAreBothServed) {
   dispatcher.Post(EnqueueCommand{
       {&spec}, &from_thread, [&](const Status& s) { late = s; }});
   EXPECT_EQ(late.code(), StatusCode::kUnavailable);
+}
+
+TEST_F(DispatcherTest, WithAnEventLoopAPostBeforeStartIsServedAfterIt) {
+  Writer writer(store_.get(), /*max_turns_in_flight=*/4);
+  writer.Start();
+  FakeEventLoop events;
+  Dispatcher dispatcher(std::move(broker_), &writer, store_.get(), 16);
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  v1::EnqueueBatchResponse response;
+  std::promise<Status> done;
+  dispatcher.Post(EnqueueCommand{
+      {&spec}, &response, [&](const Status& s) { done.set_value(s); }});
+  dispatcher.Start(&events);  // nothing else will wake the loop
+  std::future<Status> served = done.get_future();
+  ASSERT_EQ(served.wait_for(kBound), std::future_status::ready);
+  EXPECT_TRUE(served.get().ok());
+  dispatcher.Stop();
+  writer.Stop();
+}
+
+TEST_F(DispatcherTest, StoppedBeforeItStartedItRefusesWhatWasPosted) {
+  Writer writer(store_.get(), /*max_turns_in_flight=*/4);
+  Dispatcher dispatcher(std::move(broker_), &writer, store_.get(), 16);
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  v1::EnqueueBatchResponse response;
+  Status result;
+  dispatcher.Post(
+      EnqueueCommand{{&spec}, &response, [&](const Status& s) { result = s; }});
+  dispatcher.Stop();  // as when the gRPC server could not listen
+  EXPECT_EQ(result.code(), StatusCode::kUnavailable);
 }
 
 }  // namespace

@@ -3,13 +3,16 @@
 #include <pthread.h>
 
 #include <cstdint>
-#include <limits>
 
 namespace fairq::server {
 namespace {
 
 // Calls of one method gRPC may hold matched before the loop asks again.
 constexpr int kRequestsPerMethod = 4;
+
+// Handlers waiting for the store-reads thread; beyond this their calls get
+// RESOURCE_EXHAUSTED, as commands do when the dispatcher's queue is full.
+constexpr size_t kReadsQueueCapacity = 1024;
 
 // Events handled per Collect, so that a burst of calls becomes several
 // turns rather than one that keeps every answer waiting.
@@ -29,7 +32,7 @@ gpr_timespec Until(
 }  // namespace
 
 CallLoop::CallLoop(std::unique_ptr<grpc::ServerCompletionQueue> cq)
-    : cq_(std::move(cq)), reads_(std::numeric_limits<size_t>::max()) {
+    : cq_(std::move(cq)), reads_(kReadsQueueCapacity) {
   reads_thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "fairq-rpc-reads");
     RunReads();
@@ -40,7 +43,18 @@ CallLoop::~CallLoop() { Shutdown(); }
 
 Offload CallLoop::offload() {
   return [this](std::function<void()> handler) {
-    reads_.Push(std::move(handler));
+    switch (reads_.Push(std::move(handler))) {
+      case CommandQueue<std::function<void()>>::PushResult::kOk:
+        return grpc::Status::OK;
+      case CommandQueue<std::function<void()>>::PushResult::kFull:
+        return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                            "rpc reads: queue full; retry after a short "
+                            "backoff");
+      case CommandQueue<std::function<void()>>::PushResult::kClosed:
+        break;
+    }
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        "fairqd is shutting down");
   };
 }
 

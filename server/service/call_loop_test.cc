@@ -75,7 +75,11 @@ class CallLoopTest : public ::testing::Test {
     std::promise<grpc::Status> done;
     stub.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
                    [&](grpc::Status status) { done.set_value(status); });
-    grpc::Status status = done.get_future().get();
+    std::future<grpc::Status> answered = done.get_future();
+    if (!Arrives(answered)) {
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "no answer");
+    }
+    grpc::Status status = answered.get();
     std::vector<grpc::Slice> slices;
     if (status.ok() && response.Dump(&slices).ok()) {
       for (const grpc::Slice& s : slices) {
@@ -186,8 +190,9 @@ TEST_F(CanceledCallTest, AnErrorAnswerAfterTheCancelLosesNothing) {
   call_->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "canceled"));
   ASSERT_TRUE(Arrives(finished));
   EXPECT_FALSE(finished.get());
-  EXPECT_EQ(answered_.get_future().get().error_code(),
-            grpc::StatusCode::CANCELLED);
+  std::future<grpc::Status> answered = answered_.get_future();
+  ASSERT_TRUE(Arrives(answered));
+  EXPECT_EQ(answered.get().error_code(), grpc::StatusCode::CANCELLED);
 }
 
 TEST_F(CanceledCallTest, AnOkAnswerAfterTheCancelIsReportedLost) {
@@ -195,7 +200,8 @@ TEST_F(CanceledCallTest, AnOkAnswerAfterTheCancelIsReportedLost) {
   std::future<bool> finished = done_.get_future();
   ASSERT_TRUE(Arrives(finished));
   EXPECT_TRUE(finished.get());
-  answered_.get_future().get();
+  std::future<grpc::Status> answered = answered_.get_future();
+  EXPECT_TRUE(Arrives(answered));
 }
 
 TEST_F(CallLoopTest, AnAnsweredCallIsNotLostOrCanceled) {
@@ -218,15 +224,28 @@ TEST_F(CallLoopTest, AnAnsweredCallIsNotLostOrCanceled) {
             std::future_status::timeout);
 }
 
-TEST_F(CallLoopTest, KickReturnsAWaitingCollect) {
-  StartServer();
-  // TearDown's Kick is what ends the loop thread's Collect(no deadline):
-  // without it the join below would not return.
-  loop_thread_.get_future().get();
-  stop_.store(true);
-  loop_->Kick();
-  thread_.join();
-  thread_ = std::thread([] {});  // TearDown joins it again
+// Without a loop thread: this one collects. Each Kick, also one made
+// while an earlier one's alarm is on its way, makes a Collect return
+// before its deadline.
+TEST(CallLoopKickTest, EachKickEndsACollect) {
+  grpc::ServerBuilder builder;
+  CallLoop loop(builder.AddCompletionQueue());
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  auto collect_returns_early = [&] {
+    auto start = std::chrono::steady_clock::now();
+    loop.Collect(start + kBound);
+    return std::chrono::steady_clock::now() - start < kBound;
+  };
+  loop.Kick();
+  EXPECT_TRUE(collect_returns_early());
+  loop.Kick();
+  loop.Kick();  // covered by the alarm already set
+  EXPECT_TRUE(collect_returns_early());
+  loop.Kick();  // the flag was cleared: a new alarm
+  EXPECT_TRUE(collect_returns_early());
+  server->Shutdown(Deadline());
+  loop.Shutdown();
 }
 
 TEST_F(CallLoopTest, HealthCheckAnswersForTheServerAsAWhole) {

@@ -47,19 +47,21 @@ class Call {
   // Any thread, exactly once: sends the response (when `status` is OK) or
   // the error.
   virtual void Finish(const grpc::Status& status) = 0;
-  // For calls served with `watch_done`, set by the handler; both run on
-  // the loop thread, as the callback API's reactor methods of that name.
+  // For calls served with `watch_done` (on the loop thread, so not with
+  // reads_store), set by the handler; both run on the loop thread, as the
+  // callback API's reactor methods of that name.
   // `on_cancel`: the client canceled (or went away) before the answer went
-  // out. `on_done`: last, once the answer is out or dropped; `answer_lost`
-  // when the call was finished OK but canceled, so the client may never
-  // have had the response.
+  // out; at once if it did so before the handler ran. `on_done`: last, once the
+  // answer is out or dropped; `answer_lost` when the call was finished OK but
+  // canceled, so the client may never have had the response.
   virtual void Watch(std::function<void()> on_cancel,
                      std::function<void(bool answer_lost)> on_done) = 0;
 };
 
 // How a started call reaches its handler: at once on the loop thread, or
-// through `offload` (handlers that block on the store).
-using Offload = std::function<void(std::function<void()>)>;
+// through `offload` (handlers that block on the store), which answers
+// OK once it has queued the handler, or the error to finish the call with.
+using Offload = std::function<grpc::Status(std::function<void()>)>;
 
 template <class Service, class Request, class Response>
 class UnaryCall final : public Call {
@@ -81,6 +83,9 @@ class UnaryCall final : public Call {
   // Asks gRPC for the next call of `method`, which must outlive it.
   static void Ask(const Method* method, grpc::ServerCompletionQueue* cq) {
     auto* call = new UnaryCall(method, cq);
+    // The start, and the done event when watched: with an interceptor
+    // installed, gRPC may queue a canceled call's done event first.
+    call->pending_ = method->watch_done ? 2 : 1;
     if (method->watch_done) call->context_.AsyncNotifyWhenDone(&call->done_);
     (method->service->*method->request)(&call->context_, &call->request_,
                                         &call->responder_, cq, cq,
@@ -102,6 +107,7 @@ class UnaryCall final : public Call {
              std::function<void(bool answer_lost)> on_done) override {
     on_cancel_ = std::move(on_cancel);
     on_done_ = std::move(on_done);
+    if (done_seen_ && canceled_) on_cancel_();  // canceled before it started
   }
 
  private:
@@ -114,12 +120,14 @@ class UnaryCall final : public Call {
       return;
     }
     Ask(method_, cq_);  // the next one of this method
-    pending_ = method_->watch_done ? 2 : 1;
-    if (method_->offload) {
-      method_->offload([this] { Handle(); });
-    } else {
+    ++pending_;         // the finish
+    if (!method_->offload) {
       Handle();
+    } else if (grpc::Status queued = method_->offload([this] { Handle(); });
+               !queued.ok()) {
+      Finish(queued);
     }
+    Release();  // the start
   }
 
   void Handle() { method_->handler(*this, &request_, &response_); }
@@ -127,6 +135,7 @@ class UnaryCall final : public Call {
   void Finished(bool) { Release(); }
 
   void Done(bool) {
+    done_seen_ = true;
     canceled_ = context_.IsCancelled();
     if (canceled_ && on_cancel_) on_cancel_();
     Release();
@@ -147,8 +156,9 @@ class UnaryCall final : public Call {
   std::function<void()> on_cancel_;
   std::function<void(bool)> on_done_;
   bool answered_ok_ = false;
-  bool canceled_ = false;  // loop thread only, as is the one below
-  int pending_ = 0;        // events still to come
+  bool done_seen_ = false;  // loop thread only, as are the two below
+  bool canceled_ = false;
+  int pending_ = 0;  // events still to come
   StepEvent<UnaryCall> started_{this, &UnaryCall::Started};
   StepEvent<UnaryCall> finished_{this, &UnaryCall::Finished};
   StepEvent<UnaryCall> done_{this, &UnaryCall::Done};

@@ -11,6 +11,9 @@ void WorkerService::Lease(Call& call, const v1::LeaseRequest* request,
   if (!valid.ok()) return FinishNow(call, valid);
   Dispatcher* dispatcher = context_.dispatcher;
   const WaiterId waiter = dispatcher->NewWaiterId();
+  // The lease first: a cancel heard before the handler ran is posted at
+  // once by Watch, and must find the waiter.
+  dispatcher->Post(LeaseCommand{waiter, request, response, FinishLater(call)});
   call.Watch(
       [dispatcher, waiter] { dispatcher->Post(LeaseCanceledCommand{waiter}); },
       [dispatcher, response](bool answer_lost) {
@@ -21,7 +24,6 @@ void WorkerService::Lease(Call& call, const v1::LeaseRequest* request,
         }
         dispatcher->Post(std::move(undelivered));
       });
-  dispatcher->Post(LeaseCommand{waiter, request, response, FinishLater(call)});
 }
 
 void WorkerService::Heartbeat(Call& call, const v1::HeartbeatRequest* request,
