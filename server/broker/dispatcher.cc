@@ -15,6 +15,13 @@ namespace {
 // steady_clock's nanoseconds would overflow.
 constexpr int64_t kLongestSleepMs = 3600 * 1000;
 
+void RefuseShuttingDown(std::vector<Command>& commands) {
+  for (Command& command : commands) {
+    FinishCommand(command, Unavailable("fairqd is shutting down"));
+  }
+  commands.clear();
+}
+
 }  // namespace
 
 Dispatcher::Dispatcher(std::unique_ptr<Broker> broker, Writer* writer,
@@ -70,11 +77,8 @@ void Dispatcher::Stop() {
   } else {  // never started (the server did not come up): refuse what came
     std::vector<Command> queued;
     queue_.TryPopAll(&queued);
-    for (Command& command : queued) {
-      FinishCommand(command, Unavailable("fairqd is shutting down"));
-    }
+    RefuseShuttingDown(queued);
   }
-  loop_thread_.store(std::thread::id());
   read_ahead_.Stop();
 }
 
@@ -136,10 +140,7 @@ void Dispatcher::Loop() {
                           std::chrono::steady_clock::now() - start)
                           .count());
   }
-  for (Command& late : posted_here_) {
-    FinishCommand(late, Unavailable("fairqd is shutting down"));
-  }
-  posted_here_.clear();
+  RefuseShuttingDown(posted_here_);
 }
 
 }  // namespace fairq::server

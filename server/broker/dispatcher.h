@@ -81,6 +81,7 @@ class Dispatcher {
   std::atomic<uint64_t> next_waiter_{0};
   std::atomic<EventLoop*> events_{nullptr};  // set from Start to Stop
   std::vector<Command> posted_here_;         // dispatcher thread only
+  // Posts on this thread take the fast path while events_ is set.
   std::atomic<std::thread::id> loop_thread_{};
   std::thread thread_;
 };

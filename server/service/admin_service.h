@@ -42,8 +42,6 @@ class AdminService final {
                           v1::RequeueDeadLettersResponse* response);
   void PurgeTenant(Call& call, const v1::PurgeTenantRequest* request,
                    v1::PurgeTenantResponse* response);
-
- private:
   void SetPaused(Call& call, const std::string& name, bool paused,
                  v1::Tenant* response);
 

@@ -70,28 +70,21 @@ class CallLoop final : public EventLoop {
   void Shutdown();
 
  private:
-  class KickEvent final : public CallEvent {
-   public:
-    explicit KickEvent(std::atomic<bool>* kicked) : kicked_(kicked) {}
-    void Happened(bool) override { kicked_->store(false); }
-
-   private:
-    std::atomic<bool>* const kicked_;
-  };
-
+  // The kick's alarm has fired: the next Kick sets it again.
+  void Kicked(bool) { kicked_.store(false); }
+  // Any thread: queues a handler for the store-reads thread.
+  Offload offload();
   void RunReads();
 
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
-  std::vector<std::shared_ptr<const void>> methods_;  // what calls point to
+  // Each asks gRPC for a call of one method, and owns what its calls
+  // point to (UnaryCall::Method).
   std::vector<std::function<void()>> first_requests_;
   std::atomic<bool> kicked_{false};
   std::mutex kick_mu_;
   bool open_ = true;  // guarded by kick_mu_: false once the queue shuts down
-  KickEvent kick_{&kicked_};
+  StepEvent<CallLoop> kick_{this, &CallLoop::Kicked};
   grpc::Alarm alarm_;
-  // Any thread: queues a handler for the store-reads thread.
-  Offload offload();
-
   CommandQueue<std::function<void()>> reads_;
   std::thread reads_thread_;
   std::thread drain_thread_;
@@ -113,9 +106,9 @@ void CallLoop::Serve(
       std::make_shared<const typename Unary::Method>(typename Unary::Method{
           service, request, std::move(handler), options.watch_done,
           options.reads_store ? offload() : Offload()});
-  first_requests_.push_back(
-      [cq = cq_.get(), m = method.get()] { Unary::Ask(m, cq); });
-  methods_.push_back(std::move(method));
+  first_requests_.push_back([cq = cq_.get(), method = std::move(method)] {
+    Unary::Ask(method.get(), cq);
+  });
 }
 
 // A handler that calls `method` of `object`.

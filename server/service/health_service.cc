@@ -2,8 +2,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
-
-#include <vector>
+#include <grpcpp/support/proto_buffer_reader.h>
 
 #include "server/service/unary_call.h"
 
@@ -16,16 +15,6 @@ namespace {
 constexpr char kCheck[] = "/grpc.health.v1.Health/Check";
 constexpr uint8_t kServing = 1;     // HealthCheckResponse.SERVING
 constexpr uint8_t kNotServing = 2;  // HealthCheckResponse.NOT_SERVING
-
-std::string Flatten(const grpc::ByteBuffer& buffer) {
-  std::vector<grpc::Slice> slices;
-  std::string bytes;
-  if (!buffer.Dump(&slices).ok()) return bytes;
-  for (const grpc::Slice& slice : slices) {
-    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-  }
-  return bytes;
-}
 
 }  // namespace
 
@@ -56,7 +45,7 @@ class HealthCall {
 
   void Read(bool ok) {
     std::optional<std::string> name;
-    if (ok) name = HealthService::ParseServiceName(Flatten(request_));
+    if (ok) name = HealthService::ParseServiceName(&request_);
     if (!name) {
       stream_.Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                   "request: not a HealthCheckRequest"),
@@ -93,10 +82,10 @@ void HealthService::Start(grpc::ServerCompletionQueue* cq) {
 }
 
 std::optional<std::string> HealthService::ParseServiceName(
-    const std::string& bytes) {
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(bytes.data()),
-      static_cast<int>(bytes.size()));
+    grpc::ByteBuffer* request) {
+  grpc::ProtoBufferReader reader(request);
+  if (!reader.status().ok()) return std::nullopt;
+  google::protobuf::io::CodedInputStream in(&reader);
   std::string name;
   while (uint32_t tag = in.ReadTag()) {
     if (tag ==

@@ -30,9 +30,9 @@ class HealthService {
   // are NOT_FOUND.
   void SetServing(bool serving) { serving_.store(serving); }
 
-  // HealthCheckRequest's `service` field, or nullopt when the bytes are
+  // HealthCheckRequest's `service` field, or nullopt when the request is
   // not a HealthCheckRequest. Exposed for tests.
-  static std::optional<std::string> ParseServiceName(const std::string& bytes);
+  static std::optional<std::string> ParseServiceName(grpc::ByteBuffer* request);
 
  private:
   friend class HealthCall;
