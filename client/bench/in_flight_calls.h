@@ -1,7 +1,7 @@
 // InFlightCalls: counts asynchronous RPCs between their start and their
 // reply callback, keeps the reply times of those that succeeded and the
-// first error, and lets the issuing thread wait for every reply. For the
-// open-loop load of `latency` and `ping`, where replies arrive on gRPC's
+// first error, and lets the issuing thread wait for every reply. For
+// PacedEnqueuer's open-loop load (`flood`), where replies arrive on gRPC's
 // callback threads.
 //
 // Thread-safe.

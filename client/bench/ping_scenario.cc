@@ -9,9 +9,10 @@
 
 #include <chrono>
 #include <memory>
+#include <vector>
 
 #include "bench/bench_context.h"
-#include "bench/in_flight_calls.h"
+#include "bench/completion_loop.h"
 #include "bench/paced_schedule.h"
 #include "bench/report.h"
 #include "bench/scenario.h"
@@ -36,49 +37,65 @@ class PingScenario final : public Scenario {
   int Run(std::ostream& out, std::ostream& err) override {
     if (Status up = bench_.Connect(); !up.ok()) return Fail("ping", up, err);
     grpc::GenericStub stub(bench_.Channel(0));
-    uint64_t late = RunPaced(Clock::now(), pace_.count(), pace_.interval(),
-                             [&](uint64_t) { Issue(stub); });
-    if (Status done = calls_.WaitForAll(bench_.rpc_timeout() + 5); !done.ok()) {
-      return Fail("ping", done, err);
+    CompletionLoop loop;
+    uint64_t late = ServePaced(
+        loop, Clock::now(), pace_.count(), pace_.interval(),
+        [&](uint64_t) { Issue(stub, loop); },
+        [this] { return answered_ == pace_.count(); },
+        SecondsFromNow(pace_.duration + bench_.rpc_timeout() + 5));
+    if (!loop.Drain(SecondsFromNow(bench_.rpc_timeout() + 5)) &&
+        first_error_.ok()) {
+      first_error_ = Unavailable("ping: replies missing after their deadline");
     }
+    if (!first_error_.ok()) return Fail("ping", first_error_, err);
 
     Report report("ping");
     bench_.Describe(report);
     report.Fact("method", kHealthCheck);
     Row row = {{"rate", pace_.rate}, {"late", static_cast<int64_t>(late)}};
-    AddSummary(row, "rtt_ms_", calls_.reply_ms());
+    AddSummary(row, "rtt_ms_", Summarize(rtt_ms_));
     report.AddRow(std::move(row));
     report.Print(out, bench_.json());
     return kExitOk;
   }
 
  private:
-  // One call in flight; deleted by its reply callback.
-  struct Call {
-    grpc::ClientContext context;
-    grpc::ByteBuffer request;  // an empty HealthCheckRequest: all services
+  // One call in flight; its reply is handled on the loop's thread.
+  struct Call final : CompletionLoop::Call {
+    explicit Call(PingScenario* s) : scenario(s) {}
+    void Done() override { scenario->Replied(*this); }
+    PingScenario* scenario;
     grpc::ByteBuffer response;
     Clock::time_point issued;
   };
 
-  void Issue(grpc::GenericStub& stub) {
-    auto* call = new Call;
-    grpc::Slice empty;
-    call->request = grpc::ByteBuffer(&empty, 1);
+  // Pacer thread.
+  void Issue(grpc::GenericStub& stub, CompletionLoop& loop) {
+    auto* call = new Call(this);
+    grpc::Slice empty;  // an empty HealthCheckRequest: all services
+    grpc::ByteBuffer request(&empty, 1);
     bench_.SetDeadline(call->context);
-    calls_.Started();
     call->issued = Clock::now();
-    stub.UnaryCall(&call->context, kHealthCheck, grpc::StubOptions(),
-                   &call->request, &call->response,
-                   [this, call](grpc::Status status) {
-                     calls_.Finish(std::unique_ptr<Call>(call), status);
-                   });
+    loop.Start(call, stub.PrepareUnaryCall(&call->context, kHealthCheck,
+                                           request, loop.queue()));
+  }
+
+  // Loop thread, as is everything below.
+  void Replied(const Call& call) {
+    ++answered_;
+    if (call.status.ok()) {
+      rtt_ms_.push_back(MillisSince(call.issued));
+    } else if (first_error_.ok()) {
+      first_error_ = FromGrpc(call.status, "Health/Check");
+    }
   }
 
   BenchContext bench_;
   Pace pace_;
 
-  InFlightCalls calls_{"Health/Check"};
+  uint64_t answered_ = 0;
+  std::vector<double> rtt_ms_;
+  Status first_error_;
 };
 
 }  // namespace

@@ -1,0 +1,88 @@
+// CompletionLoop: a grpc::CompletionQueue and the one thread that serves
+// it, for the open-loop scenarios that measure round trips (`latency`,
+// `ping`). Calls may be started from any thread (a pacer's); every reply is
+// handled on the thread in ServeUntil() or Drain(), the queue's only poller.
+//
+// Why the completion-queue API there, where the other scenarios use the sync
+// and callback APIs: with those, gRPC's poller reads a reply and hands it to
+// another thread to run the caller's code, a context switch each on this
+// guest (docs/benchmarks.md, seventeenth round), and that client cost lands
+// in the very latency measured. Here the thread that reads a reply handles it.
+//
+// Thread-safety: Start() from any thread; ServeUntil() and Drain() on one.
+#ifndef FAIRQ_CLIENT_BENCH_COMPLETION_LOOP_H_
+#define FAIRQ_CLIENT_BENCH_COMPLETION_LOOP_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace fairq::bench {
+
+class CompletionLoop {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // One call in flight. Its address is the queue's tag; the loop thread
+  // runs Done() once the reply (or the error) is in, then frees it.
+  struct Call {
+    virtual ~Call() = default;
+    virtual void Done() = 0;
+    grpc::ClientContext context;
+    grpc::Status status;
+  };
+
+  CompletionLoop() = default;
+  CompletionLoop(const CompletionLoop&) = delete;
+  CompletionLoop& operator=(const CompletionLoop&) = delete;
+  // Shuts the queue down and frees the calls whose replies are still in it.
+  ~CompletionLoop();
+
+  grpc::CompletionQueue* queue() { return &cq_; }
+
+  // Starts a unary call prepared on queue() (a stub's PrepareAsyncX); its
+  // reply lands in call->response. `call` is the loop's from here on.
+  template <class CallType, class Reader>
+  void Start(CallType* call, std::unique_ptr<Reader> reader) {
+    in_flight_.fetch_add(1);
+    reader->StartCall();
+    reader->Finish(&call->response, &call->status, call);
+  }
+
+  // Handles replies until done() holds (checked after each reply and at
+  // least every 100 ms) or `deadline` passes.
+  void ServeUntil(const std::function<bool()>& done,
+                  Clock::time_point deadline);
+  // Handles replies until no call is in flight; false if some still were at
+  // `deadline` (every call carries a deadline, so that means a lost reply).
+  bool Drain(Clock::time_point deadline);
+
+ private:
+  // Handles the next reply; false if none came by `deadline`.
+  bool Next(Clock::time_point deadline);
+
+  grpc::CompletionQueue cq_;
+  std::atomic<uint64_t> in_flight_{0};
+};
+
+// Calls issue(i) for i in [0, count) on RunPaced's schedule from `start`, on
+// a pacer thread of its own, while the calling thread serves `loop` until
+// done() or `give_up`; then joins the pacer (which finishes its schedule).
+// Returns how many calls were late.
+uint64_t ServePaced(CompletionLoop& loop,
+                    CompletionLoop::Clock::time_point start, uint64_t count,
+                    std::chrono::nanoseconds interval,
+                    const std::function<void(uint64_t)>& issue,
+                    const std::function<bool()>& done,
+                    CompletionLoop::Clock::time_point give_up);
+
+// `seconds` from now, on the steady clock.
+CompletionLoop::Clock::time_point SecondsFromNow(double seconds);
+
+}  // namespace fairq::bench
+
+#endif  // FAIRQ_CLIENT_BENCH_COMPLETION_LOOP_H_
