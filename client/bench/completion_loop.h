@@ -36,21 +36,36 @@ class CompletionLoop {
     grpc::Status status;
   };
 
+  // A unary call whose reply is a `Response`. Its reader lives as long as
+  // the call: the reader's memory is the call's own in gRPC, and freeing it
+  // on the starting thread could race with the loop thread freeing the call.
+  // Declared in the derived class, it goes before the base's context.
+  template <class Response>
+  struct UnaryCall : Call {
+    Response response;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<Response>> reader;
+  };
+
   CompletionLoop() = default;
   CompletionLoop(const CompletionLoop&) = delete;
   CompletionLoop& operator=(const CompletionLoop&) = delete;
-  // Shuts the queue down and frees the calls whose replies are still in it.
+  // Shuts the queue down, waits for every call still in flight to end (each
+  // carries a deadline) and frees them.
   ~CompletionLoop();
 
   grpc::CompletionQueue* queue() { return &cq_; }
 
   // Starts a unary call prepared on queue() (a stub's PrepareAsyncX); its
   // reply lands in call->response. `call` is the loop's from here on.
-  template <class CallType, class Reader>
-  void Start(CallType* call, std::unique_ptr<Reader> reader) {
+  template <class Response>
+  void Start(
+      UnaryCall<Response>* call,
+      std::unique_ptr<grpc::ClientAsyncResponseReader<Response>> reader) {
     in_flight_.fetch_add(1);
-    reader->StartCall();
-    reader->Finish(&call->response, &call->status, call);
+    call->reader = std::move(reader);
+    call->reader->StartCall();
+    call->reader->Finish(&call->response, &call->status,
+                         static_cast<Call*>(call));
   }
 
   // Handles replies until done() holds (checked after each reply and at

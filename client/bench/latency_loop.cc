@@ -9,27 +9,27 @@ namespace fairq::bench {
 
 using google::protobuf::util::TimeUtil;
 
-struct LatencyLoop::EnqueueCall final : CompletionLoop::Call {
+struct LatencyLoop::EnqueueCall final
+    : CompletionLoop::UnaryCall<v1::EnqueueResponse> {
   explicit EnqueueCall(LatencyLoop* l) : loop(l) {}
   void Done() override { loop->Enqueued(*this); }
   LatencyLoop* loop;
-  v1::EnqueueResponse response;
   Clock::time_point issued;
 };
 
-struct LatencyLoop::LeaseCall final : CompletionLoop::Call {
+struct LatencyLoop::LeaseCall final
+    : CompletionLoop::UnaryCall<v1::LeaseResponse> {
   LeaseCall(LatencyLoop* l, size_t w) : loop(l), worker(w) {}
   void Done() override { loop->Leased(*this); }
   LatencyLoop* loop;
   size_t worker;
-  v1::LeaseResponse response;
 };
 
-struct LatencyLoop::CompleteCall final : CompletionLoop::Call {
+struct LatencyLoop::CompleteCall final
+    : CompletionLoop::UnaryCall<v1::AckResponse> {
   explicit CompleteCall(LatencyLoop* l) : loop(l) {}
   void Done() override { loop->Completed(*this); }
   LatencyLoop* loop;
-  v1::AckResponse response;
 };
 
 LatencyLoop::LatencyLoop(const BenchContext& bench, LatencyOptions options)

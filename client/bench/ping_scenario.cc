@@ -61,11 +61,10 @@ class PingScenario final : public Scenario {
 
  private:
   // One call in flight; its reply is handled on the loop's thread.
-  struct Call final : CompletionLoop::Call {
+  struct Call final : CompletionLoop::UnaryCall<grpc::ByteBuffer> {
     explicit Call(PingScenario* s) : scenario(s) {}
     void Done() override { scenario->Replied(*this); }
     PingScenario* scenario;
-    grpc::ByteBuffer response;
     Clock::time_point issued;
   };
 
