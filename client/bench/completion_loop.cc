@@ -41,17 +41,16 @@ bool CompletionLoop::Drain(Clock::time_point deadline) {
   return in_flight_.load() == 0;
 }
 
-bool CompletionLoop::Next(Clock::time_point deadline) {
+void CompletionLoop::Next(Clock::time_point deadline) {
   void* tag;
   bool ok;  // always true for a client's Finish: the outcome is the status
   if (cq_.AsyncNext(&tag, &ok, Monotonic(deadline)) !=
       grpc::CompletionQueue::GOT_EVENT) {
-    return false;
+    return;
   }
   std::unique_ptr<Call> call(static_cast<Call*>(tag));
   call->Done();
   in_flight_.fetch_sub(1);
-  return true;
 }
 
 uint64_t ServePaced(CompletionLoop& loop, Clock::time_point start,

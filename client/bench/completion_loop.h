@@ -77,8 +77,8 @@ class CompletionLoop {
   bool Drain(Clock::time_point deadline);
 
  private:
-  // Handles the next reply; false if none came by `deadline`.
-  bool Next(Clock::time_point deadline);
+  // Handles the next reply, if one comes by `deadline`.
+  void Next(Clock::time_point deadline);
 
   grpc::CompletionQueue cq_;
   std::atomic<uint64_t> in_flight_{0};
