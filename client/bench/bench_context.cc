@@ -186,4 +186,10 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
   return SecondsSince(start) * 1000;
 }
 
+std::chrono::steady_clock::time_point SecondsFromNow(double seconds) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(seconds));
+}
+
 }  // namespace fairq::bench

@@ -99,6 +99,8 @@ Status FromGrpc(const grpc::Status& status, std::string_view rpc);
 double SecondsSince(std::chrono::steady_clock::time_point start);
 // Milliseconds elapsed since `start` on the steady clock.
 double MillisSince(std::chrono::steady_clock::time_point start);
+// `seconds` from now, on the steady clock.
+std::chrono::steady_clock::time_point SecondsFromNow(double seconds);
 
 }  // namespace fairq::bench
 

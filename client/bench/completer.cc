@@ -1,7 +1,6 @@
 #include "bench/completer.h"
 
 #include "bench/job_ops.h"
-#include "google/protobuf/util/time_util.h"
 
 namespace fairq::bench {
 
@@ -17,11 +16,7 @@ Completer::~Completer() { (void)Close(); }
 void Completer::Add(uint64_t job_id, uint64_t token,
                     std::chrono::nanoseconds runtime) {
   std::lock_guard<std::mutex> lock(mu_);
-  v1::Completion* completion = pending_.add_completions();
-  completion->set_job_id(job_id);
-  completion->set_lease_token(token);
-  *completion->mutable_runtime() =
-      google::protobuf::util::TimeUtil::NanosecondsToDuration(runtime.count());
+  AddCompletion(pending_, job_id, token, runtime);
   queued_.notify_one();
 }
 
@@ -56,16 +51,7 @@ void Completer::Loop() {
     queued_.wait(
         lock, [this] { return closing_ || pending_.completions_size() > 0; });
     if (pending_.completions_size() == 0) return;  // closing, all sent
-    v1::CompleteRequest request;
-    if (pending_.completions_size() <= static_cast<int>(kFillBatch)) {
-      request.Swap(&pending_);
-    } else {
-      auto* all = pending_.mutable_completions();
-      for (int i = 0; i < static_cast<int>(kFillBatch); ++i) {
-        request.add_completions()->Swap(all->Mutable(i));
-      }
-      all->DeleteSubrange(0, static_cast<int>(kFillBatch));
-    }
+    v1::CompleteRequest request = TakeCompletions(pending_);
     in_call_ = static_cast<size_t>(request.completions_size());
     lock.unlock();
     Send(request);

@@ -36,9 +36,10 @@ void CompletionLoop::ServeUntil(const std::function<bool()>& done,
   }
 }
 
-bool CompletionLoop::Drain(Clock::time_point deadline) {
+Status CompletionLoop::Drain(Clock::time_point deadline) {
   while (in_flight_.load() > 0 && Clock::now() < deadline) Next(deadline);
-  return in_flight_.load() == 0;
+  if (in_flight_.load() == 0) return Status::Ok();
+  return Unavailable("replies missing after their deadline");
 }
 
 void CompletionLoop::Next(Clock::time_point deadline) {
@@ -63,11 +64,6 @@ uint64_t ServePaced(CompletionLoop& loop, Clock::time_point start,
   loop.ServeUntil(done, give_up);
   pacer.join();
   return late;
-}
-
-Clock::time_point SecondsFromNow(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
 }
 
 }  // namespace fairq::bench

@@ -21,6 +21,8 @@
 #include <functional>
 #include <memory>
 
+#include "base/status.h"
+
 namespace fairq::bench {
 
 class CompletionLoop {
@@ -72,9 +74,9 @@ class CompletionLoop {
   // least every 100 ms) or `deadline` passes.
   void ServeUntil(const std::function<bool()>& done,
                   Clock::time_point deadline);
-  // Handles replies until no call is in flight; false if some still were at
-  // `deadline` (every call carries a deadline, so that means a lost reply).
-  bool Drain(Clock::time_point deadline);
+  // Handles replies until no call is in flight; UNAVAILABLE if some still
+  // were at `deadline` (every call carries a deadline: a lost reply).
+  Status Drain(Clock::time_point deadline);
 
  private:
   // Handles the next reply, if one comes by `deadline`.
@@ -94,9 +96,6 @@ uint64_t ServePaced(CompletionLoop& loop,
                     const std::function<void(uint64_t)>& issue,
                     const std::function<bool()>& done,
                     CompletionLoop::Clock::time_point give_up);
-
-// `seconds` from now, on the steady clock.
-CompletionLoop::Clock::time_point SecondsFromNow(double seconds);
 
 }  // namespace fairq::bench
 

@@ -139,8 +139,7 @@ Status FillBacklog(const BenchContext& bench,
   return first_error;
 }
 
-StatusOr<v1::LeaseResponse> Lease(const BenchContext& bench,
-                                  v1::Worker::Stub& stub,
+v1::LeaseRequest MakeLeaseRequest(const BenchContext& bench,
                                   const std::string& worker_id, uint32_t slots,
                                   uint32_t max_jobs, double wait_seconds) {
   v1::LeaseRequest request;
@@ -150,12 +149,44 @@ StatusOr<v1::LeaseResponse> Lease(const BenchContext& bench,
   request.set_max_jobs(max_jobs);
   *request.mutable_wait() = TimeUtil::MillisecondsToDuration(
       static_cast<int64_t>(wait_seconds * 1000));
+  return request;
+}
+
+StatusOr<v1::LeaseResponse> Lease(const BenchContext& bench,
+                                  v1::Worker::Stub& stub,
+                                  const std::string& worker_id, uint32_t slots,
+                                  uint32_t max_jobs, double wait_seconds) {
+  v1::LeaseRequest request =
+      MakeLeaseRequest(bench, worker_id, slots, max_jobs, wait_seconds);
   grpc::ClientContext context;
   bench.SetDeadline(context, wait_seconds);
   v1::LeaseResponse response;
   grpc::Status status = stub.Lease(&context, request, &response);
   if (!status.ok()) return FromGrpc(status, "Lease");
   return response;
+}
+
+void AddCompletion(v1::CompleteRequest& request, uint64_t job_id,
+                   uint64_t lease_token, std::chrono::nanoseconds runtime) {
+  v1::Completion* completion = request.add_completions();
+  completion->set_job_id(job_id);
+  completion->set_lease_token(lease_token);
+  *completion->mutable_runtime() =
+      TimeUtil::NanosecondsToDuration(runtime.count());
+}
+
+v1::CompleteRequest TakeCompletions(v1::CompleteRequest& pending) {
+  v1::CompleteRequest request;
+  if (pending.completions_size() <= static_cast<int>(kFillBatch)) {
+    request.Swap(&pending);
+    return request;
+  }
+  auto* all = pending.mutable_completions();
+  for (int i = 0; i < static_cast<int>(kFillBatch); ++i) {
+    request.add_completions()->Swap(all->Mutable(i));
+  }
+  all->DeleteSubrange(0, static_cast<int>(kFillBatch));
+  return request;
 }
 
 StatusOr<size_t> CompleteAll(const BenchContext& bench, v1::Worker::Stub& stub,
@@ -168,11 +199,8 @@ StatusOr<size_t> CompleteAll(const BenchContext& bench, v1::Worker::Stub& stub,
     int end =
         std::min(leased.jobs_size(), start + static_cast<int>(kFillBatch));
     for (int i = start; i < end; ++i) {
-      v1::Completion* completion = request.add_completions();
-      completion->set_job_id(leased.jobs(i).job().id());
-      completion->set_lease_token(leased.jobs(i).lease_token());
-      *completion->mutable_runtime() =
-          TimeUtil::NanosecondsToDuration(runtime.count());
+      AddCompletion(request, leased.jobs(i).job().id(),
+                    leased.jobs(i).lease_token(), runtime);
     }
     grpc::ClientContext context;
     bench.SetDeadline(context);

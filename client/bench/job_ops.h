@@ -41,11 +41,22 @@ Status FillBacklog(const BenchContext& bench,
                    size_t producers, double timeout_seconds,
                    uint64_t first_tag = 1, double cost_seconds = -1);
 
+// A Lease request on the run's pool.
+v1::LeaseRequest MakeLeaseRequest(const BenchContext& bench,
+                                  const std::string& worker_id, uint32_t slots,
+                                  uint32_t max_jobs, double wait_seconds);
 // One Lease call on the run's pool.
 StatusOr<v1::LeaseResponse> Lease(const BenchContext& bench,
                                   v1::Worker::Stub& stub,
                                   const std::string& worker_id, uint32_t slots,
                                   uint32_t max_jobs, double wait_seconds);
+
+// Adds one completion with `runtime` to `request`.
+void AddCompletion(v1::CompleteRequest& request, uint64_t job_id,
+                   uint64_t lease_token, std::chrono::nanoseconds runtime);
+// Moves the first kFillBatch completions of `pending` (all, if fewer) into a
+// request of their own: one Complete call's worth.
+v1::CompleteRequest TakeCompletions(v1::CompleteRequest& pending);
 
 // Completes the leases of `leased` with the given runtime, in Complete
 // calls of at most kFillBatch. Returns how many the broker accepted; items

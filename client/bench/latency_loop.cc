@@ -1,13 +1,8 @@
 #include "bench/latency_loop.h"
 
-#include <algorithm>
-
 #include "bench/job_ops.h"
-#include "google/protobuf/util/time_util.h"
 
 namespace fairq::bench {
-
-using google::protobuf::util::TimeUtil;
 
 struct LatencyLoop::EnqueueCall final
     : CompletionLoop::UnaryCall<v1::EnqueueResponse> {
@@ -72,13 +67,9 @@ void LatencyLoop::IssueEnqueue(uint64_t i) {
 
 void LatencyLoop::Poll(size_t worker) {
   auto* call = new LeaseCall(this, worker);
-  v1::LeaseRequest request;
-  request.set_worker_id(worker_ids_[worker]);
-  request.add_pools(bench_.pool());
-  request.set_slots(options_.slots);
-  request.set_max_jobs(options_.slots);
-  *request.mutable_wait() = TimeUtil::MillisecondsToDuration(
-      static_cast<int64_t>(options_.lease_wait_seconds * 1000));
+  v1::LeaseRequest request =
+      MakeLeaseRequest(bench_, worker_ids_[worker], options_.slots,
+                       options_.slots, options_.lease_wait_seconds);
   bench_.SetDeadline(call->context, options_.lease_wait_seconds);
   polls_[worker] = call;
   loop_.Start(call, workers_[worker]->PrepareAsyncLease(&call->context, request,
@@ -87,24 +78,15 @@ void LatencyLoop::Poll(size_t worker) {
 
 void LatencyLoop::Complete(const v1::LeaseResponse& leased) {
   for (const v1::LeasedJob& job : leased.jobs()) {
-    v1::Completion* completion = unsent_.add_completions();
-    completion->set_job_id(job.job().id());
-    completion->set_lease_token(job.lease_token());
-    *completion->mutable_runtime() = TimeUtil::NanosecondsToDuration(0);
+    AddCompletion(unsent_, job.job().id(), job.lease_token(),
+                  std::chrono::nanoseconds(0));
   }
   if (!reporting_) SendCompletions();
 }
 
-// At most kFillBatch a call, the broker's limit.
 void LatencyLoop::SendCompletions() {
   auto* call = new CompleteCall(this);
-  v1::CompleteRequest request;
-  auto* unsent = unsent_.mutable_completions();
-  const int count = std::min(unsent->size(), static_cast<int>(kFillBatch));
-  for (int i = 0; i < count; ++i) {
-    request.add_completions()->Swap(unsent->Mutable(i));
-  }
-  unsent->DeleteSubrange(0, count);
+  v1::CompleteRequest request = TakeCompletions(unsent_);
   bench_.SetDeadline(call->context);
   reporting_ = true;
   loop_.Start(call, reporter_->PrepareAsyncComplete(&call->context, request,
@@ -153,11 +135,9 @@ void LatencyLoop::EndCalls() {
   for (LeaseCall* poll : polls_) {
     if (poll != nullptr) poll->context.TryCancel();
   }
-  if (!loop_.Drain(SecondsFromNow(bench_.rpc_timeout() +
-                                  options_.lease_wait_seconds + 5)) &&
-      first_error_.ok()) {
-    first_error_ = Unavailable("latency: replies missing after their deadline");
-  }
+  Status drained = loop_.Drain(
+      SecondsFromNow(bench_.rpc_timeout() + options_.lease_wait_seconds + 5));
+  if (first_error_.ok()) first_error_ = drained;
 }
 
 void LatencyLoop::Fail(const grpc::Status& status, std::string_view rpc) {
