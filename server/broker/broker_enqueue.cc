@@ -134,8 +134,8 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     MakeReady(id, job, now_ms, turn, /*since_enqueue=*/true);
     if (total_ready_ <= kCacheAtEnqueueMaxReady ||
         waiters_.waiting_in(job.pool) > 0) {
-      ReportUnusedReadAhead(
-          payloads_.Put(id, std::move(*record.mutable_spec()), now_ms));
+      ReportUnusedReadAhead(payloads_.Put(
+          id, std::unique_ptr<v1::JobSpec>(record.release_spec()), now_ms));
     }
   }
   LogJob(spdlog::level::debug, "job enqueued", id,

@@ -148,7 +148,7 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
                           ? metrics::SpecSource::kReadAhead
                           : metrics::SpecSource::kEnqueueCache);
   if (cached) {
-    *out->mutable_spec() = std::move(cached->spec);
+    out->set_allocated_spec(cached->spec.release());
     *out->mutable_enqueued_at() =
         TimeUtil::MillisecondsToTimestamp(cached->enqueued_ms);
   }

@@ -20,12 +20,13 @@ void Broker::CacheReadAhead(std::vector<v1::JobRecord> records) {
   for (v1::JobRecord& record : records) {
     const JobMeta* job = jobs_.Find(record.id());
     if (job == nullptr || job->state != v1::JOB_STATE_READY ||
-        job->ready_entry || payloads_.Contains(record.id())) {
+        job->ready_entry || !record.has_spec() ||
+        payloads_.Contains(record.id())) {
       continue;
     }
-    ReportUnusedReadAhead(
-        payloads_.Put(record.id(), std::move(*record.mutable_spec()),
-                      record.enqueued_unix_ms(), /*read_ahead=*/true));
+    ReportUnusedReadAhead(payloads_.Put(
+        record.id(), std::unique_ptr<v1::JobSpec>(record.release_spec()),
+        record.enqueued_unix_ms(), /*read_ahead=*/true));
   }
 }
 

@@ -7,10 +7,10 @@
 namespace fairq::server {
 namespace {
 
-v1::JobSpec Spec(const std::string& payload) {
-  v1::JobSpec spec;
-  spec.set_tenant("a");
-  spec.set_payload(payload);
+std::unique_ptr<v1::JobSpec> Spec(const std::string& payload) {
+  auto spec = std::make_unique<v1::JobSpec>();
+  spec->set_tenant("a");
+  spec->set_payload(payload);
   return spec;
 }
 
@@ -19,9 +19,20 @@ TEST(PayloadCacheTest, TakeReturnsTheSpecOnce) {
   cache.Put(7, Spec("seven"), 1'764'000'000'000);
   std::optional<PayloadCache::Entry> entry = cache.Take(7);
   ASSERT_TRUE(entry);
-  EXPECT_EQ(entry->spec.payload(), "seven");
+  EXPECT_EQ(entry->spec->payload(), "seven");
   EXPECT_EQ(entry->enqueued_ms, 1'764'000'000'000);
   EXPECT_FALSE(cache.Take(7));
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
+TEST(PayloadCacheTest, PuttingAnIdAgainReplacesItsEntry) {
+  PayloadCache cache(1 << 20);
+  cache.Put(7, Spec(std::string(1000, 'x')), 1);
+  cache.Put(7, Spec("short"), 2);
+  std::optional<PayloadCache::Entry> entry = cache.Take(7);
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->spec->payload(), "short");
+  EXPECT_EQ(entry->enqueued_ms, 2);
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
@@ -62,15 +73,14 @@ TEST(PayloadCacheTest, ASpecLargerThanTheBudgetIsNotKept) {
 // Labels take memory the encoded size undercounts (a map node and two
 // strings each), so a spec with many of them must use more of the budget.
 TEST(PayloadCacheTest, LabelsCountTowardsTheBudget) {
-  v1::JobSpec plain = Spec("p");
-  v1::JobSpec labeled = Spec("p");
+  std::unique_ptr<v1::JobSpec> labeled = Spec("p");
   for (int i = 0; i < 20; ++i) {
-    (*labeled.mutable_labels())["k" + std::to_string(i)] = "v";
+    (*labeled->mutable_labels())["k" + std::to_string(i)] = "v";
   }
   PayloadCache with_plain(1 << 20);
-  with_plain.Put(1, plain, 0);
+  with_plain.Put(1, Spec("p"), 0);
   PayloadCache with_labels(1 << 20);
-  with_labels.Put(1, labeled, 0);
+  with_labels.Put(1, std::move(labeled), 0);
   EXPECT_GE(with_labels.bytes(), with_plain.bytes() + 20 * 64);
 }
 
@@ -82,14 +92,14 @@ TEST(PayloadCacheTest, LabelsCountTowardsTheBudget) {
 TEST(PayloadCacheTest, CostIsWithinFifteenPercentOfTheMemoryUsed) {
   for (size_t payload : {10, 100, 1000, 10'000, 100'000}) {
     for (int labels : {0, 3}) {
-      v1::JobSpec spec = Spec(std::string(payload, 'x'));
-      spec.set_pool("gpu");
+      std::unique_ptr<v1::JobSpec> spec = Spec(std::string(payload, 'x'));
+      spec->set_pool("gpu");
       for (int i = 0; i < labels; ++i) {
-        (*spec.mutable_labels())["key" + std::to_string(i)] = "value";
+        (*spec->mutable_labels())["key" + std::to_string(i)] = "value";
       }
+      const size_t used = spec->SpaceUsedLong() + 5 * sizeof(uint64_t);
       PayloadCache cache(1 << 20);
-      cache.Put(1, spec, 0);
-      const size_t used = spec.SpaceUsedLong() + 4 * sizeof(uint64_t);
+      cache.Put(1, std::move(spec), 0);
       SCOPED_TRACE("payload " + std::to_string(payload) + " labels " +
                    std::to_string(labels) + " cost " +
                    std::to_string(cache.bytes()) + " used " +
