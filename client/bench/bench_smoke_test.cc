@@ -85,6 +85,10 @@ TEST_F(BenchSmokeTest, Latency) {
   ExpectJson("latency", args);
 }
 
+TEST_F(BenchSmokeTest, LatencyWithSdkWorkers) {
+  ExpectJson("latency", "--rate 200 --duration 0.3 --workers 2 --sdk-workers");
+}
+
 TEST_F(BenchSmokeTest, Ping) {
   const std::string args = "--rate 200 --duration 0.3";
   ExpectTable("ping", args);

@@ -41,7 +41,11 @@ LatencyLoop::LatencyLoop(const BenchContext& bench, LatencyOptions options)
 
 Status LatencyLoop::Run(Clock::time_point start, double bound_seconds) {
   Clock::time_point give_up = SecondsFromNow(bound_seconds);
-  for (size_t w = 0; w < options_.workers; ++w) Poll(w);
+  if (options_.sdk_workers) {
+    if (Status started = StartSdkWorkers(); !started.ok()) return started;
+  } else {
+    for (size_t w = 0; w < options_.workers; ++w) Poll(w);
+  }
   issued_.reserve(options_.count);
   // After a failure the loop serves on until every Enqueue the pacer issues
   // is answered, so that none is left behind.
@@ -50,8 +54,51 @@ Status LatencyLoop::Run(Clock::time_point start, double bound_seconds) {
       [this](uint64_t i) { IssueEnqueue(i); },
       [this] { return Finished() || (Answered() && !first_error_.ok()); },
       give_up);
+  StopSdkWorkers();
   EndCalls();
   return first_error_;
+}
+
+Status LatencyLoop::StartSdkWorkers() {
+  for (size_t w = 0; w < options_.workers; ++w) {
+    client::WorkerOptions options;
+    options.worker_id = worker_ids_[w];
+    options.pools = {bench_.pool()};
+    options.slots = options_.slots;
+    options.lease_wait = std::chrono::milliseconds(
+        static_cast<int64_t>(options_.lease_wait_seconds * 1000));
+    options.on_error = [this](const client::Status& error) {
+      std::lock_guard<std::mutex> lock(arrivals_mu_);
+      if (sdk_error_.ok()) {
+        sdk_error_ =
+            Status(StatusCode::kInternal, "worker: " + error.ToString());
+      }
+    };
+    auto worker = client::Worker::Create(bench_.Channel(w), std::move(options));
+    if (!worker.ok()) {
+      return Status(StatusCode::kInvalidArgument, worker.status().ToString());
+    }
+    client::Status started = (*worker)->Start([this](client::JobContext& job) {
+      Arrived(PayloadTag(job.payload()), Clock::now());
+      return client::Outcome::Success();
+    });
+    if (!started.ok()) return Status(StatusCode::kInternal, started.ToString());
+    sdk_workers_.push_back(std::move(*worker));
+  }
+  return Status::Ok();
+}
+
+// Stop() sends the reports still queued before it returns.
+void LatencyLoop::StopSdkWorkers() {
+  for (auto& worker : sdk_workers_) worker->Stop();
+  std::lock_guard<std::mutex> lock(arrivals_mu_);
+  if (first_error_.ok()) first_error_ = sdk_error_;
+}
+
+void LatencyLoop::Arrived(uint64_t tag, Clock::time_point at) {
+  std::lock_guard<std::mutex> lock(arrivals_mu_);
+  arrivals_.emplace_back(tag, at);
+  arrived_.fetch_add(1);
 }
 
 void LatencyLoop::IssueEnqueue(uint64_t i) {
@@ -113,7 +160,7 @@ void LatencyLoop::Leased(LeaseCall& call) {
   }
   if (!stopping_) Poll(call.worker);
   for (const v1::LeasedJob& leased : call.response.jobs()) {
-    arrivals_.emplace_back(PayloadTag(leased.job().spec().payload()), now);
+    Arrived(PayloadTag(leased.job().spec().payload()), now);
   }
   if (call.response.jobs_size() > 0) Complete(call.response);
 }
@@ -127,7 +174,7 @@ void LatencyLoop::Completed(const CompleteCall& call) {
 bool LatencyLoop::Answered() const { return answered_ == options_.count; }
 
 bool LatencyLoop::Finished() const {
-  return Answered() && arrivals_.size() >= accepted();
+  return Answered() && arrived_.load() >= accepted();
 }
 
 void LatencyLoop::EndCalls() {

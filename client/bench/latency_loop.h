@@ -5,15 +5,20 @@
 // at once, and its jobs are completed in the background as the SDK's
 // Reporter does: one Complete call at a time, carrying every completion
 // that queued up while the previous one was in flight.
+// With `sdk_workers` the workers are the SDK's own `Worker`s instead, and a
+// job arrives when its handler starts: what an application on the SDK sees.
 //
 // Not thread-safe: one thread calls Run(); the accessors are for after it
-// returned.
+// returned. Inside Run(), arrivals come from the loop thread or from the
+// SDK workers' handler threads, hence their lock.
 #ifndef FAIRQ_CLIENT_BENCH_LATENCY_LOOP_H_
 #define FAIRQ_CLIENT_BENCH_LATENCY_LOOP_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +28,7 @@
 #include "bench/bench_context.h"
 #include "bench/completion_loop.h"
 #include "bench/stats.h"
+#include "fairq/client/worker.h"
 
 namespace fairq::bench {
 
@@ -33,6 +39,8 @@ struct LatencyOptions {
   size_t workers = 4;   // worker w polls on channel w
   uint32_t slots = 16;  // slots and max_jobs per Lease
   double lease_wait_seconds = 1;
+  // SDK Workers with `slots` slots each instead of the loop's own polls.
+  bool sdk_workers = false;
 };
 
 class LatencyLoop {
@@ -65,6 +73,11 @@ class LatencyLoop {
   struct LeaseCall;
   struct CompleteCall;
 
+  // Each on its own channel, as the loop's workers are.
+  Status StartSdkWorkers();
+  void StopSdkWorkers();
+  // Any thread: the job tagged `tag` reached its worker at `at`.
+  void Arrived(uint64_t tag, Clock::time_point at);
   // Pacer thread.
   void IssueEnqueue(uint64_t i);
   // Loop thread, from here on.
@@ -103,8 +116,13 @@ class LatencyLoop {
   v1::CompleteRequest unsent_;  // completions queued behind `reporting_`
   bool reporting_ = false;      // a Complete call is in flight
   std::vector<double> enqueue_ms_;
-  std::vector<Arrival> arrivals_;
   Status first_error_;
+
+  std::vector<std::unique_ptr<client::Worker>> sdk_workers_;
+  std::mutex arrivals_mu_;
+  std::vector<Arrival> arrivals_;  // guarded by arrivals_mu_ inside Run()
+  std::atomic<uint64_t> arrived_{0};
+  Status sdk_error_;  // guarded by arrivals_mu_: the first on_error
 };
 
 }  // namespace fairq::bench

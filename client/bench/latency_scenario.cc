@@ -4,7 +4,8 @@
 // Lease calls; a worker polls again as soon as a reply arrives and completes
 // its jobs meanwhile (LatencyLoop). Latency is client side: the time the
 // Enqueue call was issued to the time the Lease reply carrying that job was
-// read (matched by the payload's tag).
+// read (matched by the payload's tag). With --sdk-workers the workers are
+// the SDK's `Worker`s and the latency ends at the handler's start.
 #include "bench/bench_context.h"
 #include "bench/latency_loop.h"
 #include "bench/paced_schedule.h"
@@ -31,6 +32,9 @@ class LatencyScenario final : public Scenario {
     sub->add_option("--slots", slots_, "slots (and max_jobs) per worker")
         ->capture_default_str()
         ->check(CLI::Range(1, 10'000));
+    sub->add_flag("--sdk-workers", sdk_workers_,
+                  "SDK Workers (--slots each) instead of the bench's own "
+                  "polls; latency to the handler's start");
     bench_.AddFlags(sub);
     return sub;
   }
@@ -44,6 +48,7 @@ class LatencyScenario final : public Scenario {
     options.workers = workers_;
     options.slots = static_cast<uint32_t>(slots_);
     options.lease_wait_seconds = kLeaseWaitSeconds;
+    options.sdk_workers = sdk_workers_;
     LatencyLoop loop(bench_, options);
     Status status = loop.Run(Clock::now() + kStartDelay,
                              pace_.duration + 2 * bench_.rpc_timeout() + 10);
@@ -53,6 +58,7 @@ class LatencyScenario final : public Scenario {
     bench_.Describe(report);
     report.Fact("workers", static_cast<int64_t>(workers_));
     report.Fact("slots_per_worker", static_cast<int64_t>(slots_));
+    report.Fact("workers_kind", sdk_workers_ ? "sdk" : "loop");
     report.AddRow(ResultRow(loop));
     report.Print(out, bench_.json());
     bench_.Cleanup({options.tenant}, err);
@@ -92,6 +98,7 @@ class LatencyScenario final : public Scenario {
   Pace pace_;
   size_t workers_ = 4;
   size_t slots_ = 16;
+  bool sdk_workers_ = false;
 };
 
 }  // namespace
