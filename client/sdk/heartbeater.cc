@@ -32,8 +32,13 @@ Heartbeater::~Heartbeater() {
   thread_.join();
 }
 
+// Only a beat due before the loop's sleep ends must wake it. A job's first
+// beat is a third of its lease away, so most Adds (one per leased job) wake
+// nothing, which spares the worker a thread switch a job; short jobs come
+// and go without ever waking the loop.
 void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
   const RunningJob* key = job.get();
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto [found, added] = jobs_.try_emplace(key);
@@ -47,8 +52,9 @@ void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
     if (!added) due_.erase({entry.due, key});
     entry = Entry{job, Clock::now() + interval, nullptr, interval};
     due_.insert({entry.due, key});
+    wake = entry.due < wakes_at_;
   }
-  changed_.notify_one();
+  if (wake) changed_.notify_one();
 }
 
 void Heartbeater::Remove(const RunningJob* job) {
@@ -70,17 +76,28 @@ void Heartbeater::Loop() {
       continue;
     }
     if (due_.empty()) {
-      changed_.wait(lock);
+      SleepUntil(Clock::time_point::max(), lock);
       continue;
     }
     auto [due, key] = *due_.begin();
     if (Clock::now() < due) {
-      changed_.wait_until(lock, due);
+      SleepUntil(due, lock);
       continue;
     }
     Send(key, lock);
   }
   CancelInFlight(lock);
+}
+
+void Heartbeater::SleepUntil(Clock::time_point until,
+                             std::unique_lock<std::mutex>& lock) {
+  wakes_at_ = until;
+  if (until == Clock::time_point::max()) {
+    changed_.wait(lock);
+  } else {
+    changed_.wait_until(lock, until);
+  }
+  wakes_at_ = Clock::time_point::min();
 }
 
 void Heartbeater::Send(const RunningJob* key,

@@ -56,6 +56,8 @@ class Heartbeater {
   };
 
   void Loop();
+  // Waits on `changed_` until `until` (max: until signalled).
+  void SleepUntil(Clock::time_point until, std::unique_lock<std::mutex>& lock);
   // Sends the heartbeat of `key`'s job; called with `lock` held, which it
   // releases while the call starts.
   void Send(const RunningJob* key, std::unique_lock<std::mutex>& lock);
@@ -74,8 +76,12 @@ class Heartbeater {
   Counters* const counters_;
 
   std::mutex mu_;
-  // Signalled by Add, by an answered call and by the destructor.
+  // Signalled by an Add due before `wakes_at_`, by an answered call and by
+  // the destructor.
   std::condition_variable changed_;
+  // When the loop's sleep ends: max while it sleeps until signalled, min
+  // while it is awake (it looks at `due_` before it sleeps again).
+  Clock::time_point wakes_at_ = Clock::time_point::min();
   // Invariant: `due_` holds one (time, job) for each entry of `jobs_` that
   // is not in flight.
   std::map<const RunningJob*, Entry> jobs_;

@@ -122,8 +122,10 @@ class WorkerImpl final : public Worker {
   StatusOr<std::vector<v1::LeasedJob>> Lease(grpc::ClientContext& context,
                                              uint32_t max_jobs);
   // REQUIRES: mu_ held. Queues the jobs for the slots, or gives them back
-  // if stopping.
-  void Hand(const std::vector<v1::LeasedJob>& jobs);
+  // if stopping; returns how many it queued, for the caller to wake as many
+  // slots once it lets go of mu_ (a slot woken under the lock would only
+  // wake to wait for it: one more thread switch a job).
+  size_t Hand(const std::vector<v1::LeasedJob>& jobs);
   // Lease thread, without mu_: says once, through on_error, that a
   // configured heartbeat_interval is not well under a lease's length.
   void WarnOfSlowBeats(const std::vector<v1::LeasedJob>& jobs);
@@ -246,7 +248,10 @@ void WorkerImpl::LeaseLoop() {
     lease_call_ = nullptr;
     if (jobs.ok() && (!jobs->empty() || waited)) {
       backoff.Reset();
-      Hand(*jobs);
+      size_t queued = Hand(*jobs);
+      lock.unlock();
+      for (size_t i = 0; i < queued; ++i) job_ready_.notify_one();
+      lock.lock();
       continue;
     }
     if (stopping_) return;
@@ -305,7 +310,8 @@ StatusOr<std::vector<v1::LeasedJob>> WorkerImpl::Lease(
                                     response.jobs().end());
 }
 
-void WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
+size_t WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
+  size_t queued = 0;
   for (const v1::LeasedJob& leased : jobs) {
     ++counters_.leased;
     auto job = std::make_shared<RunningJob>(
@@ -322,8 +328,9 @@ void WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
     // A prefetched job's lease runs while it waits: heartbeat it from now.
     heartbeater_->Add(job);
     ready_.push_back(std::move(job));
-    job_ready_.notify_one();
+    ++queued;
   }
+  return queued;
 }
 
 void WorkerImpl::SlotLoop() {
