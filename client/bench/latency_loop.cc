@@ -41,18 +41,25 @@ LatencyLoop::LatencyLoop(const BenchContext& bench, LatencyOptions options)
 
 Status LatencyLoop::Run(Clock::time_point start, double bound_seconds) {
   Clock::time_point give_up = SecondsFromNow(bound_seconds);
+  issued_.reserve(options_.count);
+  arrivals_.reserve(options_.count);
   if (options_.sdk_workers) {
-    if (Status started = StartSdkWorkers(); !started.ok()) return started;
+    if (Status started = StartSdkWorkers(); !started.ok()) {
+      StopSdkWorkers();
+      return started;
+    }
   } else {
     for (size_t w = 0; w < options_.workers; ++w) Poll(w);
   }
-  issued_.reserve(options_.count);
   // After a failure the loop serves on until every Enqueue the pacer issues
   // is answered, so that none is left behind.
   late_ = ServePaced(
       loop_, start, options_.count, options_.interval,
       [this](uint64_t i) { IssueEnqueue(i); },
-      [this] { return Finished() || (Answered() && !first_error_.ok()); },
+      [this] {
+        return Finished() ||
+               (Answered() && (!first_error_.ok() || sdk_failed_.load()));
+      },
       give_up);
   StopSdkWorkers();
   EndCalls();
@@ -72,6 +79,7 @@ Status LatencyLoop::StartSdkWorkers() {
       if (sdk_error_.ok()) {
         sdk_error_ =
             Status(StatusCode::kInternal, "worker: " + error.ToString());
+        sdk_failed_.store(true);
       }
     };
     auto worker = client::Worker::Create(bench_.Channel(w), std::move(options));

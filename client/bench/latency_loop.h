@@ -46,17 +46,19 @@ struct LatencyOptions {
 class LatencyLoop {
  public:
   using Clock = CompletionLoop::Clock;
-  // A leased job's tag and when the Lease reply carrying it was read.
+  // A leased job's tag and when the Lease reply carrying it was read (with
+  // SDK workers: when its handler started).
   using Arrival = std::pair<uint64_t, Clock::time_point>;
 
   // `bench` must outlive this.
   LatencyLoop(const BenchContext& bench, LatencyOptions options);
 
-  // Starts the workers' polls, issues the Enqueues from `start` on, and
-  // serves replies until every accepted job was leased or `bound_seconds`
-  // passed (jobs not leased by then only count as such); then ends every
-  // call. Returns the first error: a failed call, other than an Enqueue
-  // refused with RESOURCE_EXHAUSTED (only counted).
+  // Starts the workers (polls or SDK Workers), issues the Enqueues from
+  // `start` on, and serves replies until every accepted job arrived or
+  // `bound_seconds` passed (jobs not leased by then only count as such);
+  // then stops the workers and ends every call. Returns the first error: a
+  // failed call, other than an Enqueue refused with RESOURCE_EXHAUSTED (only
+  // counted), or an SDK worker's on_error.
   Status Run(Clock::time_point start, double bound_seconds);
 
   // When Enqueue i was issued (its job's tag is i + 1).
@@ -118,11 +120,13 @@ class LatencyLoop {
   std::vector<double> enqueue_ms_;
   Status first_error_;
 
-  std::vector<std::unique_ptr<client::Worker>> sdk_workers_;
   std::mutex arrivals_mu_;
   std::vector<Arrival> arrivals_;  // guarded by arrivals_mu_ inside Run()
   std::atomic<uint64_t> arrived_{0};
   Status sdk_error_;  // guarded by arrivals_mu_: the first on_error
+  std::atomic<bool> sdk_failed_{false};  // sdk_error_ is set
+  // Last: destroyed first, so that no handler outlives what it records to.
+  std::vector<std::unique_ptr<client::Worker>> sdk_workers_;
 };
 
 }  // namespace fairq::bench

@@ -58,6 +58,7 @@ class LatencyScenario final : public Scenario {
     bench_.Describe(report);
     report.Fact("workers", static_cast<int64_t>(workers_));
     report.Fact("slots_per_worker", static_cast<int64_t>(slots_));
+    // With SDK workers the lease_ms_ figures end at the handler's start.
     report.Fact("workers_kind", sdk_workers_ ? "sdk" : "loop");
     report.AddRow(ResultRow(loop));
     report.Print(out, bench_.json());

@@ -33,9 +33,9 @@ Heartbeater::~Heartbeater() {
 }
 
 // Only a beat due before the loop's sleep ends must wake it. A job's first
-// beat is a third of its lease away, so most Adds (one per leased job) wake
-// nothing, which spares the worker a thread switch a job; short jobs come
-// and go without ever waking the loop.
+// beat is a third of its lease away, so while jobs come and go the loop
+// sleeps until a due time and most Adds (one per leased job) wake nothing:
+// about one wake-up an interval instead of one a job, each a thread switch.
 void Heartbeater::Add(std::shared_ptr<RunningJob> job) {
   const RunningJob* key = job.get();
   bool wake;

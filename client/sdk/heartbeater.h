@@ -56,7 +56,8 @@ class Heartbeater {
   };
 
   void Loop();
-  // Waits on `changed_` until `until` (max: until signalled).
+  // Waits on `changed_` until `until` (max: until signalled), with
+  // `wakes_at_` telling Add meanwhile whether a new beat needs a wake-up.
   void SleepUntil(Clock::time_point until, std::unique_lock<std::mutex>& lock);
   // Sends the heartbeat of `key`'s job; called with `lock` held, which it
   // releases while the call starts.

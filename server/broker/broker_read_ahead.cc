@@ -15,7 +15,9 @@ std::vector<IdRange> Broker::TakeReadAheadRequests() {
 // worker if a crash forgets that lease (broker_restore.cc); a retried,
 // delayed or requeued job (with a ready entry) must be leased from the
 // store, as before. Jobs leased, finished or canceled since their record was
-// read are left out too, and so are specs still cached from the enqueue.
+// read are left out too, and so are specs still cached from the enqueue and
+// records without a spec (a lease then reads the job by id, as it would
+// have).
 void Broker::CacheReadAhead(std::vector<v1::JobRecord> records) {
   for (v1::JobRecord& record : records) {
     const JobMeta* job = jobs_.Find(record.id());

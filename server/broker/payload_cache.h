@@ -37,21 +37,20 @@ class PayloadCache {
 
   explicit PayloadCache(size_t budget_bytes) : budget_(budget_bytes) {}
 
-  // Returns how many entries put by the read-ahead it pushed out before a
-  // lease took them.
+  // Replaces the job's entry, if any; the new one may then go out in the
+  // old one's turn, which no caller meets (enqueues put new ids, and the
+  // read-ahead skips ids cached). `spec` must not be null. Returns how many
+  // entries put by the read-ahead it pushed out before a lease took them.
   size_t Put(uint64_t job_id, std::unique_ptr<v1::JobSpec> spec,
              int64_t enqueued_ms, bool read_ahead = false) {
+    Erase(job_id);
     size_t bytes = Cost(*spec);
-    if (bytes > budget_) {
-      Erase(job_id);
-      return 0;
-    }
+    if (bytes > budget_) return 0;
     size_t unused = 0;
     while (bytes_ + bytes > budget_) unused += EvictOldest();
-    auto [it, added] = entries_.try_emplace(job_id);
-    if (!added) bytes_ -= it->second.cost;
-    it->second = Slot{Entry{std::move(spec), enqueued_ms, read_ahead}, bytes};
     bytes_ += bytes;
+    entries_.emplace(
+        job_id, Slot{Entry{std::move(spec), enqueued_ms, read_ahead}, bytes});
     order_.push_back(job_id);
     DropTakenIds();
     return unused;

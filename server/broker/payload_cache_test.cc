@@ -25,14 +25,22 @@ TEST(PayloadCacheTest, TakeReturnsTheSpecOnce) {
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
+// A replaced entry's bytes are freed before room is made for the new one.
 TEST(PayloadCacheTest, PuttingAnIdAgainReplacesItsEntry) {
-  PayloadCache cache(1 << 20);
-  cache.Put(7, Spec(std::string(1000, 'x')), 1);
-  cache.Put(7, Spec("short"), 2);
-  std::optional<PayloadCache::Entry> entry = cache.Take(7);
+  const std::string payload(1000, 'x');
+  PayloadCache scratch(1 << 20);
+  scratch.Put(1, Spec(payload), 0);
+  const size_t one = scratch.bytes();
+  PayloadCache cache(2 * one + one / 2);  // room for two
+  cache.Put(1, Spec(payload), 0);
+  cache.Put(2, Spec(payload), 0);
+  cache.Put(2, Spec(payload), 5);
+  EXPECT_EQ(cache.bytes(), 2 * one);
+  EXPECT_TRUE(cache.Contains(1));
+  std::optional<PayloadCache::Entry> entry = cache.Take(2);
   ASSERT_TRUE(entry);
-  EXPECT_EQ(entry->spec->payload(), "short");
-  EXPECT_EQ(entry->enqueued_ms, 2);
+  EXPECT_EQ(entry->enqueued_ms, 5);
+  EXPECT_TRUE(cache.Take(1));
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
@@ -86,7 +94,8 @@ TEST(PayloadCacheTest, LabelsCountTowardsTheBudget) {
 
 // The budget is only as good as the estimate: it must stay near the memory
 // an entry really holds (the spec's SpaceUsedLong, plus the map's key, the
-// entry's time and cost, and the order queue's id) for the shapes jobs have.
+// pointer to the spec, the entry's time and cost, and the order queue's id)
+// for the shapes jobs have.
 // SpaceUsedLong is protobuf's own count and may change with its version: a
 // failure after an upgrade means Cost needs re-tuning, not that it broke.
 TEST(PayloadCacheTest, CostIsWithinFifteenPercentOfTheMemoryUsed) {
