@@ -25,10 +25,10 @@ class PayloadCache {
  public:
   // The spec lives on the heap by itself so that entries stay small in the
   // map and a spec moves between a record, the cache and a lease reply by
-  // pointer (release_spec / set_allocated_spec), never by copy or swap:
-  // 2.1k fewer instructions a held cycle at the 2M backlog level, where
-  // every lease takes a read-ahead spec (callgrind, docs/benchmarks.md,
-  // eighteenth round).
+  // pointer (release_spec / set_allocated_spec), never by copy or swap. At
+  // the 2M backlog level, where every lease takes a read-ahead spec, the
+  // dispatcher ran 12.4k instructions a held cycle instead of 13.4k
+  // (callgrind, docs/benchmarks.md, eighteenth round).
   struct Entry {
     std::unique_ptr<v1::JobSpec> spec;
     int64_t enqueued_ms = 0;
