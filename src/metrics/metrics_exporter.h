@@ -4,10 +4,15 @@
 //
 // Threading: one owner creates and destroys it; its serving threads call
 // the Collectable concurrently, so the Collectable must be thread-safe.
+// The destructor runs a short-lived thread of its own that connects to the
+// listener, so that civetweb sees the stop at once (metrics_exporter.cc).
 #ifndef FAIRQ_METRICS_METRICS_EXPORTER_H_
 #define FAIRQ_METRICS_METRICS_EXPORTER_H_
 
+#include <sys/socket.h>
+
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -34,8 +39,16 @@ class MetricsExporter {
  private:
   MetricsExporter() = default;
 
+  // Where a connection reaches the listener (loopback for a wildcard
+  // address); resolved at Start, so that stopping needs no name lookup.
+  struct WakeAddress {
+    sockaddr_storage address;
+    socklen_t length;
+  };
+
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;
+  std::optional<WakeAddress> wake_;
 };
 
 }  // namespace fairq::metrics
