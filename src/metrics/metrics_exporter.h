@@ -9,10 +9,7 @@
 #ifndef FAIRQ_METRICS_METRICS_EXPORTER_H_
 #define FAIRQ_METRICS_METRICS_EXPORTER_H_
 
-#include <sys/socket.h>
-
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -36,19 +33,14 @@ class MetricsExporter {
   // The port actually bound.
   int port() const { return port_; }
 
+  struct Listener;  // where a connection reaches it; opaque here
+
  private:
   MetricsExporter() = default;
 
-  // Where a connection reaches the listener (loopback for a wildcard
-  // address); resolved at Start, so that stopping needs no name lookup.
-  struct WakeAddress {
-    sockaddr_storage address;
-    socklen_t length;
-  };
-
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;
-  std::optional<WakeAddress> wake_;
+  std::unique_ptr<Listener> listener_;  // null: stop without waking it
 };
 
 }  // namespace fairq::metrics
