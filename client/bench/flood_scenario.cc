@@ -217,7 +217,6 @@ class FloodScenario final : public Scenario {
                                                         Note& note) {
     client::WorkerOptions options;
     options.worker_id = bench_.run_id() + "-flood";
-    options.pools = {bench_.pool()};
     options.slots = static_cast<uint32_t>(slots_);
     options.prefetch = static_cast<uint32_t>(prefetch_);
     options.lease_wait = std::chrono::milliseconds(
@@ -225,28 +224,21 @@ class FloodScenario final : public Scenario {
     options.on_error = [&note](const client::Status& error) {
       note(Status(StatusCode::kInternal, "worker: " + error.ToString()));
     };
-    client::StatusOr<std::unique_ptr<client::Worker>> worker =
-        client::Worker::Create(bench_.Channel(0), std::move(options));
-    if (!worker.ok()) {
-      return Status(StatusCode::kInvalidArgument, worker.status().ToString());
-    }
     work_sleep_.emplace(
         std::chrono::microseconds(static_cast<int64_t>(work_ms_ * 1000)),
         !plain_sleep_);
-    client::Status started =
-        (*worker)->Start([this, &worked](client::JobContext& job) {
-          Clock::time_point start = Clock::now();
-          Clock::time_point done = work_sleep_->Until(start);
-          Worked seen{PayloadTag(job.payload()), start, done};
-          {
-            std::lock_guard<std::mutex> lock(seen_mu_);
-            seen_.push_back(seen);
-          }
-          worked.Add(1);
-          return client::Outcome::Success();
-        });
-    if (!started.ok()) return Status(StatusCode::kInternal, started.ToString());
-    return std::move(*worker);
+    return StartSdkWorker(bench_, 0, std::move(options),
+                          [this, &worked](client::JobContext& job) {
+                            Clock::time_point start = Clock::now();
+                            Clock::time_point done = work_sleep_->Until(start);
+                            Worked seen{PayloadTag(job.payload()), start, done};
+                            {
+                              std::lock_guard<std::mutex> lock(seen_mu_);
+                              seen_.push_back(seen);
+                            }
+                            worked.Add(1);
+                            return client::Outcome::Success();
+                          });
   }
 
   void Print(std::ostream& out) const {

@@ -189,6 +189,20 @@ v1::CompleteRequest TakeCompletions(v1::CompleteRequest& pending) {
   return request;
 }
 
+StatusOr<std::unique_ptr<client::Worker>> StartSdkWorker(
+    const BenchContext& bench, size_t channel, client::WorkerOptions options,
+    client::Handler handler) {
+  options.pools = {bench.pool()};
+  client::StatusOr<std::unique_ptr<client::Worker>> worker =
+      client::Worker::Create(bench.Channel(channel), std::move(options));
+  if (!worker.ok()) {
+    return Status(StatusCode::kInvalidArgument, worker.status().ToString());
+  }
+  client::Status started = (*worker)->Start(std::move(handler));
+  if (!started.ok()) return Status(StatusCode::kInternal, started.ToString());
+  return std::move(*worker);
+}
+
 StatusOr<size_t> CompleteAll(const BenchContext& bench, v1::Worker::Stub& stub,
                              const v1::LeaseResponse& leased,
                              std::chrono::nanoseconds runtime) {

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "bench/bench_context.h"
+#include "fairq/client/worker.h"
 #include "fairq/v1/fairq.grpc.pb.h"
 
 namespace fairq::bench {
@@ -57,6 +58,12 @@ void AddCompletion(v1::CompleteRequest& request, uint64_t job_id,
 // Moves the first kFillBatch completions of `pending` (all, if fewer) into a
 // request of their own: one Complete call's worth.
 v1::CompleteRequest TakeCompletions(v1::CompleteRequest& pending);
+
+// An SDK Worker on channel `channel` leasing from the run's pool (this sets
+// `options.pools`), started with `handler`.
+StatusOr<std::unique_ptr<client::Worker>> StartSdkWorker(
+    const BenchContext& bench, size_t channel, client::WorkerOptions options,
+    client::Handler handler);
 
 // Completes the leases of `leased` with the given runtime, in Complete
 // calls of at most kFillBatch. Returns how many the broker accepted; items

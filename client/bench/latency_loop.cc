@@ -58,7 +58,7 @@ Status LatencyLoop::Run(Clock::time_point start, double bound_seconds) {
       [this](uint64_t i) { IssueEnqueue(i); },
       [this] {
         return Finished() ||
-               (Answered() && (!first_error_.ok() || sdk_failed_.load()));
+               (Answered() && (!first_error_.ok() || SdkFailed()));
       },
       give_up);
   StopSdkWorkers();
@@ -70,7 +70,6 @@ Status LatencyLoop::StartSdkWorkers() {
   for (size_t w = 0; w < options_.workers; ++w) {
     client::WorkerOptions options;
     options.worker_id = worker_ids_[w];
-    options.pools = {bench_.pool()};
     options.slots = options_.slots;
     options.lease_wait = std::chrono::milliseconds(
         static_cast<int64_t>(options_.lease_wait_seconds * 1000));
@@ -79,18 +78,14 @@ Status LatencyLoop::StartSdkWorkers() {
       if (sdk_error_.ok()) {
         sdk_error_ =
             Status(StatusCode::kInternal, "worker: " + error.ToString());
-        sdk_failed_.store(true);
       }
     };
-    auto worker = client::Worker::Create(bench_.Channel(w), std::move(options));
-    if (!worker.ok()) {
-      return Status(StatusCode::kInvalidArgument, worker.status().ToString());
-    }
-    client::Status started = (*worker)->Start([this](client::JobContext& job) {
-      Arrived(PayloadTag(job.payload()), Clock::now());
-      return client::Outcome::Success();
-    });
-    if (!started.ok()) return Status(StatusCode::kInternal, started.ToString());
+    auto worker = StartSdkWorker(
+        bench_, w, std::move(options), [this](client::JobContext& job) {
+          Arrived(PayloadTag(job.payload()), Clock::now());
+          return client::Outcome::Success();
+        });
+    if (!worker.ok()) return worker.status();
     sdk_workers_.push_back(std::move(*worker));
   }
   return Status::Ok();
@@ -106,7 +101,11 @@ void LatencyLoop::StopSdkWorkers() {
 void LatencyLoop::Arrived(uint64_t tag, Clock::time_point at) {
   std::lock_guard<std::mutex> lock(arrivals_mu_);
   arrivals_.emplace_back(tag, at);
-  arrived_.fetch_add(1);
+}
+
+bool LatencyLoop::SdkFailed() {
+  std::lock_guard<std::mutex> lock(arrivals_mu_);
+  return !sdk_error_.ok();
 }
 
 void LatencyLoop::IssueEnqueue(uint64_t i) {
@@ -181,8 +180,10 @@ void LatencyLoop::Completed(const CompleteCall& call) {
 
 bool LatencyLoop::Answered() const { return answered_ == options_.count; }
 
-bool LatencyLoop::Finished() const {
-  return Answered() && arrived_.load() >= accepted();
+bool LatencyLoop::Finished() {
+  if (!Answered()) return false;
+  std::lock_guard<std::mutex> lock(arrivals_mu_);
+  return arrivals_.size() >= accepted();
 }
 
 void LatencyLoop::EndCalls() {

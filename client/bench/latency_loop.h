@@ -14,7 +14,6 @@
 #ifndef FAIRQ_CLIENT_BENCH_LATENCY_LOOP_H_
 #define FAIRQ_CLIENT_BENCH_LATENCY_LOOP_H_
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -80,6 +79,8 @@ class LatencyLoop {
   void StopSdkWorkers();
   // Any thread: the job tagged `tag` reached its worker at `at`.
   void Arrived(uint64_t tag, Clock::time_point at);
+  // An SDK worker reported an error through on_error.
+  bool SdkFailed();
   // Pacer thread.
   void IssueEnqueue(uint64_t i);
   // Loop thread, from here on.
@@ -93,7 +94,7 @@ class LatencyLoop {
   // Every Enqueue answered.
   bool Answered() const;
   // That, and every accepted job leased.
-  bool Finished() const;
+  bool Finished();
   // Cancels the polls and waits for every call in flight to end.
   void EndCalls();
   void Fail(const grpc::Status& status, std::string_view rpc);
@@ -122,9 +123,7 @@ class LatencyLoop {
 
   std::mutex arrivals_mu_;
   std::vector<Arrival> arrivals_;  // guarded by arrivals_mu_ inside Run()
-  std::atomic<uint64_t> arrived_{0};
   Status sdk_error_;  // guarded by arrivals_mu_: the first on_error
-  std::atomic<bool> sdk_failed_{false};  // sdk_error_ is set
   // Last: destroyed first, so that no handler outlives what it records to.
   std::vector<std::unique_ptr<client::Worker>> sdk_workers_;
 };

@@ -1,44 +1,21 @@
 #include "metrics/metrics_exporter.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <prometheus/counter.h>
 #include <prometheus/registry.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <memory>
 #include <string>
 
+#include "tests/integration/http_get.h"
+
 namespace fairq::metrics {
 namespace {
 
-// One HTTP/1.0 GET of /metrics on 127.0.0.1:port; the whole answer, or ""
-// when nothing listens.
+// The /metrics page on 127.0.0.1:port, or "" when nothing serves it.
 std::string Get(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return "";
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_port = htons(static_cast<uint16_t>(port));
-  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  // Bounded: a test must not hang on a listener that never answers.
-  timeval limit = {5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
-  std::string answer;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) == 0) {
-    const std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
-    if (write(fd, request.data(), request.size()) ==
-        static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t n;
-      while ((n = read(fd, buffer, sizeof(buffer))) > 0)
-        answer.append(buffer, n);
-    }
-  }
-  close(fd);
-  return answer;
+  std::string body, error;
+  return testing::HttpGet(port, "/metrics", &body, &error, 5) ? body : "";
 }
 
 std::shared_ptr<prometheus::Registry> RegistryWithACounter() {
