@@ -79,7 +79,7 @@ class Broker {
   std::vector<IdRange> TakeReadAheadRequests();
   // A range taken above that the reader could not take on.
   void ReadAheadDropped(IdRange range) { read_ahead_plan_.Dropped(range); }
-  void CacheReadAhead(std::vector<v1::JobRecord> records);
+  void CacheReadAhead(std::vector<v1::JobRecordWithEncodedSpec> records);
 
   size_t live_jobs() const { return jobs_.size(); }
 

@@ -143,6 +143,15 @@ class BrokerFixture : public ::testing::Test {
     return read;
   }
 
+  // The reply as a client parses it. A spec read ahead goes out encoded, as
+  // an unknown field of its Job (broker_lease.cc, AttachSpec): only on the
+  // wire does it become the Job's spec.
+  static v1::LeaseResponse AsReceived(const v1::LeaseResponse& response) {
+    v1::LeaseResponse received;
+    EXPECT_TRUE(received.ParseFromString(response.SerializeAsString()));
+    return received;
+  }
+
   // A one-job Lease handled in `turn`, which the caller commits.
   std::unique_ptr<LeaseCall> LeaseIn(Turn& turn) {
     auto call = NewLeaseCall();

@@ -19,13 +19,33 @@ uint32_t MaxJobsPerReply(const config::DaemonConfig& config) {
       std::max<uint64_t>(1, kMaxLeaseReplyBytes / config.max_spec_bytes()));
 }
 
+// A spec read ahead is still encoded (PayloadCache::PutEncoded). Its bytes
+// go into the reply as an unknown field of the Job numbered as `spec`:
+// protobuf writes unknown fields out as they are, so on the wire they are
+// the Job's spec, and a client parses them as it would a spec set here.
+// Only the broker adds unknown fields to a reply's Job.
+void AttachSpec(PayloadCache::Entry& cached, v1::Job* out) {
+  if (cached.spec) {
+    out->set_allocated_spec(cached.spec.release());
+    return;
+  }
+  out->GetReflection()
+      ->MutableUnknownFields(out)
+      ->AddLengthDelimited(v1::Job::kSpecFieldNumber)
+      ->swap(cached.encoded_spec);
+}
+
+bool HasSpec(const v1::Job& job) {
+  return job.has_spec() || !job.GetReflection()->GetUnknownFields(job).empty();
+}
+
 // Runs on the writer's apply thread once the grants are applied: jobs whose
 // spec was not in the broker's PayloadCache are completed from the store.
 Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
   std::vector<uint64_t> ids;
   std::vector<int> missing;  // indexes into response.jobs()
   for (int i = 0; i < response.jobs_size(); ++i) {
-    if (response.jobs(i).job().has_spec()) continue;
+    if (HasSpec(response.jobs(i).job())) continue;
     ids.push_back(response.jobs(i).job().id());
     missing.push_back(i);
   }
@@ -55,7 +75,7 @@ Status FillLeasedJobs(const store::Store& store, v1::LeaseResponse& response) {
 
 bool HasEverySpec(const v1::LeaseResponse& response) {
   for (const v1::LeasedJob& leased : response.jobs()) {
-    if (!leased.job().has_spec()) return false;
+    if (!HasSpec(leased.job())) return false;
   }
   return true;
 }
@@ -139,16 +159,16 @@ void Broker::GrantLease(uint64_t job_id, const std::string& worker_id,
       TimeUtil::MillisecondsToDuration(job.lease_ms);
   std::optional<PayloadCache::Entry> cached = payloads_.Take(job_id);
   if (std::optional<IdRange> range = read_ahead_plan_.OnLease(
-          job_id, cached.has_value(), cached && cached->read_ahead,
+          job_id, cached.has_value(), cached && cached->read_ahead(),
           next_job_id_)) {
     read_ahead_requests_.push_back(*range);
   }
   metrics_.LeasedSpec(!cached ? metrics::SpecSource::kStore
-                      : cached->read_ahead
+                      : cached->read_ahead()
                           ? metrics::SpecSource::kReadAhead
                           : metrics::SpecSource::kEnqueueCache);
   if (cached) {
-    out->set_allocated_spec(cached->spec.release());
+    AttachSpec(*cached, out);
     *out->mutable_enqueued_at() =
         TimeUtil::MillisecondsToTimestamp(cached->enqueued_ms);
   }

@@ -18,17 +18,17 @@ std::vector<IdRange> Broker::TakeReadAheadRequests() {
 // read are left out too, and so are specs still cached from the enqueue and
 // records without a spec (a lease then reads the job by id, as it would
 // have).
-void Broker::CacheReadAhead(std::vector<v1::JobRecord> records) {
-  for (v1::JobRecord& record : records) {
+void Broker::CacheReadAhead(std::vector<v1::JobRecordWithEncodedSpec> records) {
+  for (v1::JobRecordWithEncodedSpec& record : records) {
     const JobMeta* job = jobs_.Find(record.id());
     if (job == nullptr || job->state != v1::JOB_STATE_READY ||
         job->ready_entry || !record.has_spec() ||
         payloads_.Contains(record.id())) {
       continue;
     }
-    ReportUnusedReadAhead(payloads_.Put(
-        record.id(), std::unique_ptr<v1::JobSpec>(record.release_spec()),
-        record.enqueued_unix_ms(), /*read_ahead=*/true));
+    ReportUnusedReadAhead(
+        payloads_.PutEncoded(record.id(), std::move(*record.mutable_spec()),
+                             record.enqueued_unix_ms()));
   }
 }
 

@@ -379,7 +379,10 @@ TEST_F(BrokerTest, ALeaseThatReadsTheStoreStartsAReadAheadForTheNext) {
   ASSERT_EQ(call->response.jobs_size(), 1);
   EXPECT_EQ(call->response.jobs(0).job().id(), ids[2]);
   EXPECT_EQ(turn.replies_before_apply.size(), 1u);
-  EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
+  const v1::Job received = AsReceived(call->response).jobs(0).job();
+  EXPECT_EQ(received.spec().payload(), "payload-a");
+  EXPECT_EQ(received.spec().tenant(), "a");
+  EXPECT_TRUE(received.has_enqueued_at());
   std::vector<IdRange> next = broker_->TakeReadAheadRequests();
   ASSERT_EQ(next.size(), 1u);
   EXPECT_EQ(next[0].begin, asked[0].end);

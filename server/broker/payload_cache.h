@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -23,16 +24,20 @@ namespace fairq::server {
 
 class PayloadCache {
  public:
-  // The spec lives on the heap by itself so that entries stay small in the
-  // map and a spec moves between a record, the cache and a lease reply by
-  // pointer (release_spec / set_allocated_spec), never by copy or swap. At
-  // the 2M backlog level, where every lease takes a read-ahead spec, the
-  // dispatcher ran 12.4k instructions a held cycle instead of 13.4k
-  // (callgrind, docs/benchmarks.md, eighteenth round).
+  // The enqueue puts the parsed spec it was given; it lives on the heap by
+  // itself so that entries stay small in the map and it moves between a
+  // request, the cache and a lease reply by pointer (release_spec /
+  // set_allocated_spec), never by copy or swap (at the 2M backlog level the
+  // dispatcher ran 12.4k instructions a held cycle instead of 13.4k,
+  // docs/benchmarks.md, eighteenth round). The read-ahead puts the spec as
+  // it was stored, a serialized JobSpec, which the lease reply carries as
+  // it is: fairqd never parses it (nineteenth round). One of the two is set.
   struct Entry {
     std::unique_ptr<v1::JobSpec> spec;
+    std::string encoded_spec;
     int64_t enqueued_ms = 0;
-    bool read_ahead = false;  // put by the read-ahead, not by the enqueue
+    // Put by the read-ahead, not by the enqueue.
+    bool read_ahead() const { return spec == nullptr; }
   };
 
   explicit PayloadCache(size_t budget_bytes) : budget_(budget_bytes) {}
@@ -42,18 +47,16 @@ class PayloadCache {
   // read-ahead skips ids cached). `spec` must not be null. Returns how many
   // entries put by the read-ahead it pushed out before a lease took them.
   size_t Put(uint64_t job_id, std::unique_ptr<v1::JobSpec> spec,
-             int64_t enqueued_ms, bool read_ahead = false) {
-    Erase(job_id);
-    size_t bytes = Cost(*spec);
-    if (bytes > budget_) return 0;
-    size_t unused = 0;
-    while (bytes_ + bytes > budget_) unused += EvictOldest();
-    bytes_ += bytes;
-    entries_.emplace(
-        job_id, Slot{Entry{std::move(spec), enqueued_ms, read_ahead}, bytes});
-    order_.push_back(job_id);
-    DropTakenIds();
-    return unused;
+             int64_t enqueued_ms) {
+    const size_t bytes = Cost(*spec);
+    return Insert(job_id, Entry{std::move(spec), {}, enqueued_ms}, bytes);
+  }
+  // The same for a spec read ahead, still encoded.
+  size_t PutEncoded(uint64_t job_id, std::string encoded_spec,
+                    int64_t enqueued_ms) {
+    const size_t bytes = EncodedCost(encoded_spec);
+    return Insert(job_id, Entry{nullptr, std::move(encoded_spec), enqueued_ms},
+                  bytes);
   }
 
   // Removes and returns the job's entry, if it is still here.
@@ -78,6 +81,18 @@ class PayloadCache {
     size_t cost;  // what Put added to bytes_
   };
 
+  size_t Insert(uint64_t job_id, Entry entry, size_t bytes) {
+    Erase(job_id);
+    if (bytes > budget_) return 0;
+    size_t unused = 0;
+    while (bytes_ + bytes > budget_) unused += EvictOldest();
+    bytes_ += bytes;
+    entries_.emplace(job_id, Slot{std::move(entry), bytes});
+    order_.push_back(job_id);
+    DropTakenIds();
+    return unused;
+  }
+
   // The spec's heap bytes plus the map's and the order's share, roughly:
   // its encoded size, plus a string's or map node's overhead for the
   // payload and for each label. Within 15% of the memory used for a tenant,
@@ -92,13 +107,17 @@ class PayloadCache {
     return spec.ByteSizeLong() + kPerStringBytes * (1 + spec.labels_size()) +
            sizeof(v1::JobSpec) + sizeof(Slot) + 2 * sizeof(uint64_t);
   }
+  // One string's bytes and overhead, and the map's and the order's share.
+  static size_t EncodedCost(const std::string& encoded_spec) {
+    return encoded_spec.capacity() + sizeof(Slot) + 2 * sizeof(uint64_t);
+  }
 
   // 1 when the entry evicted was the read-ahead's.
   size_t EvictOldest() {
     uint64_t id = order_.front();
     order_.pop_front();
     std::optional<Entry> evicted = Take(id);
-    return evicted && evicted->read_ahead ? 1 : 0;
+    return evicted && evicted->read_ahead() ? 1 : 0;
   }
 
   // Take leaves the id in `order_`. Most jobs are taken in about the order

@@ -25,6 +25,25 @@ TEST(PayloadCacheTest, TakeReturnsTheSpecOnce) {
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
+// A spec read ahead stays as it was stored, and comes back so.
+TEST(PayloadCacheTest, TakeReturnsAnEncodedSpecAsItWasPut) {
+  PayloadCache cache(1 << 20);
+  const std::string encoded = Spec("seven")->SerializeAsString();
+  cache.PutEncoded(7, encoded, 1'764'000'000'000);
+  cache.Put(8, Spec("eight"), 0);
+  std::optional<PayloadCache::Entry> entry = cache.Take(7);
+  ASSERT_TRUE(entry);
+  EXPECT_TRUE(entry->read_ahead());
+  EXPECT_EQ(entry->spec, nullptr);
+  EXPECT_EQ(entry->encoded_spec, encoded);
+  EXPECT_EQ(entry->enqueued_ms, 1'764'000'000'000);
+  entry = cache.Take(8);
+  ASSERT_TRUE(entry);
+  EXPECT_FALSE(entry->read_ahead());
+  EXPECT_TRUE(entry->encoded_spec.empty());
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
 // A replaced entry's bytes are freed before room is made for the new one.
 TEST(PayloadCacheTest, PuttingAnIdAgainReplacesItsEntry) {
   const std::string payload(1000, 'x');
@@ -63,7 +82,8 @@ TEST(PayloadCacheTest, PutCountsTheReadAheadEntriesItPushesOut) {
   PayloadCache cache(10'000);
   size_t pushed_out = 0;
   for (uint64_t id = 1; id <= 100; ++id) {
-    pushed_out += cache.Put(id, Spec(payload), 0, /*read_ahead=*/id <= 50);
+    pushed_out += id <= 50 ? cache.PutEncoded(id, payload, 0)
+                           : cache.Put(id, Spec(payload), 0);
   }
   EXPECT_EQ(pushed_out, 50u);  // the first 50, all read ahead
   EXPECT_TRUE(cache.Take(100));
@@ -94,8 +114,8 @@ TEST(PayloadCacheTest, LabelsCountTowardsTheBudget) {
 
 // The budget is only as good as the estimate: it must stay near the memory
 // an entry really holds (the spec's SpaceUsedLong, plus the map's key, the
-// pointer to the spec, the entry's time and cost, and the order queue's id)
-// for the shapes jobs have.
+// pointer to the spec, the empty string for an encoded spec, the entry's
+// time and cost, and the order queue's id) for the shapes jobs have.
 // SpaceUsedLong is protobuf's own count and may change with its version: a
 // failure after an upgrade means Cost needs re-tuning, not that it broke.
 TEST(PayloadCacheTest, CostIsWithinFifteenPercentOfTheMemoryUsed) {
@@ -106,7 +126,8 @@ TEST(PayloadCacheTest, CostIsWithinFifteenPercentOfTheMemoryUsed) {
       for (int i = 0; i < labels; ++i) {
         (*spec->mutable_labels())["key" + std::to_string(i)] = "value";
       }
-      const size_t used = spec->SpaceUsedLong() + 5 * sizeof(uint64_t);
+      const size_t used =
+          spec->SpaceUsedLong() + 5 * sizeof(uint64_t) + sizeof(std::string);
       PayloadCache cache(1 << 20);
       cache.Put(1, std::move(spec), 0);
       SCOPED_TRACE("payload " + std::to_string(payload) + " labels " +

@@ -81,8 +81,8 @@ void ReadAhead::Read(IdRange range, std::unique_lock<std::mutex>& lock) {
     taken_.unread.push_back(range);
     return;
   }
-  for (v1::JobRecord& record : read->jobs) {
-    untaken_bytes_ += record.spec().payload().size();
+  for (v1::JobRecordWithEncodedSpec& record : read->jobs) {
+    untaken_bytes_ += record.spec().size();
     taken_.records.push_back(std::move(record));
   }
   // Past its byte budget the read stopped early: the rest is unread.

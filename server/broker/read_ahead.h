@@ -30,7 +30,7 @@ class ReadAhead {
  public:
   // Ranges waiting to be read, at most; Request refuses more.
   static constexpr size_t kMaxPendingRanges = 4;
-  // Payload bytes one range reads, at most: an eighth of the PayloadCache,
+  // Spec bytes one range reads, at most: an eighth of the PayloadCache,
   // so that a range's specs do not push each other out of it (the rest of
   // the range goes back as unread; the record that crosses the bound is
   // kept). Ranges are skipped, as unread, once a quarter of it waits
@@ -49,7 +49,8 @@ class ReadAhead {
   bool Request(IdRange range);
 
   struct Taken {
-    std::vector<v1::JobRecord> records;  // in the order requested
+    // In the order requested; specs still encoded (Store::ReadJobs).
+    std::vector<v1::JobRecordWithEncodedSpec> records;
     // Ranges, or their ends, left unread: skipped while records waited
     // untaken, failed, or past a read's byte budget.
     std::vector<IdRange> unread;

@@ -39,10 +39,10 @@ TEST(ReadAheadTest, ReadsTheRequestedRangesInOrder) {
     ReadAhead::Taken taken = ahead.Take();
     EXPECT_TRUE(taken.unread.empty());
     std::vector<uint64_t> ids;
-    for (const v1::JobRecord& record : taken.records) {
+    for (const v1::JobRecordWithEncodedSpec& record : taken.records) {
       ids.push_back(record.id());
-      EXPECT_EQ(record.spec().payload(),
-                store::MakeJob(record.id()).spec().payload());
+      EXPECT_EQ(record.spec(),
+                store::MakeJob(record.id()).spec().SerializeAsString());
     }
     EXPECT_EQ(ids, (std::vector<uint64_t>{10, 11, 12, 13, 14, 40, 41, 42, 43,
                                           44, 45, 46, 47, 48, 49, 50}));
@@ -50,7 +50,7 @@ TEST(ReadAheadTest, ReadsTheRequestedRangesInOrder) {
   }
 }
 
-// A read stops once its payloads pass kMaxRangeBytes; the rest of its range
+// A read stops once its specs pass kMaxRangeBytes; the rest of its range
 // is handed back unread, for the planner to ask for again.
 TEST(ReadAheadTest, ARangePastItsByteBudgetIsHandedBackUnreadFromThere) {
   store::ScopedTempDir dir;

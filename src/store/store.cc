@@ -226,11 +226,11 @@ Status ScanDecoded(const KeyRange& range, Decode decode, Visit visit) {
 // ScanRecords of `jobs`, each record checked against its key: a record filed
 // under another id would put a job in the wrong place on recovery, so it is
 // corruption like any other. `visit(record)` may move the record away.
-template <class Visit>
+// `Record` is v1::JobRecord or its view with the spec left encoded.
+template <class Record, class Visit>
 Status ScanJobRecords(const KeyRange& range, Visit visit) {
-  return ScanDecoded<v1::JobRecord>(
-      range, DecodeJobId,
-      [&](uint64_t id, v1::JobRecord& job) -> StatusOr<bool> {
+  return ScanDecoded<Record>(
+      range, DecodeJobId, [&](uint64_t id, Record& job) -> StatusOr<bool> {
         if (job.id() != id) {
           return CorruptRecord(Family::kJobs, EncodeJobId(id),
                                "value (id " + std::to_string(job.id()) + ")");
@@ -454,7 +454,7 @@ StatusOr<std::optional<v1::IdReservation>> Store::GetIdReservation() const {
 }
 
 StatusOr<Store::JobsRead> Store::ReadJobs(uint64_t begin_id, uint64_t end_id,
-                                          size_t max_payload_bytes) const {
+                                          size_t max_spec_bytes) const {
   JobsRead read;
   read.next_id = end_id;
   if (end_id <= begin_id) return read;
@@ -462,19 +462,20 @@ StatusOr<Store::JobsRead> Store::ReadJobs(uint64_t begin_id, uint64_t end_id,
   range.begin = EncodeJobId(begin_id);
   range.end = EncodeJobId(end_id);
   size_t bytes = 0;
-  Status status = ScanJobRecords(range, [&](v1::JobRecord& job) {
-    bytes += job.spec().payload().size();
-    if (bytes > max_payload_bytes) read.next_id = job.id() + 1;
-    read.jobs.push_back(std::move(job));
-    return bytes <= max_payload_bytes;
-  });
+  Status status = ScanJobRecords<v1::JobRecordWithEncodedSpec>(
+      range, [&](v1::JobRecordWithEncodedSpec& job) {
+        bytes += job.spec().size();
+        if (bytes > max_spec_bytes) read.next_id = job.id() + 1;
+        read.jobs.push_back(std::move(job));
+        return bytes <= max_spec_bytes;
+      });
   if (!status.ok()) return status;
   return read;
 }
 
 Status Store::ScanJobs(const Visitor<v1::JobRecord>& visit) const {
-  return ScanJobRecords(WholeFamily(db_.get(), families_, Family::kJobs),
-                        visit);
+  return ScanJobRecords<v1::JobRecord>(
+      WholeFamily(db_.get(), families_, Family::kJobs), visit);
 }
 
 Status Store::ScanReady(const Visitor<ReadyKey, v1::ReadyEntry>& visit) const {

@@ -126,16 +126,17 @@ class Store {
   StatusOr<std::vector<std::optional<v1::JobRecord>>> GetJobs(
       const std::vector<uint64_t>& job_ids) const;
   // The job records with ids in [begin_id, end_id), by id, read with one
-  // iterator: for ids read together, a fraction of a point read each. Stops
-  // after the record whose payload brings the total past
-  // `max_payload_bytes` (the first is always returned); `next_id` says
-  // where: end_id when the whole range was read.
+  // iterator: for ids read together, a fraction of a point read each. Each
+  // spec stays encoded, for the read-ahead to hand on unparsed. Stops after
+  // the record whose spec brings the total past `max_spec_bytes` (the first
+  // is always returned); `next_id` says where: end_id when the whole range
+  // was read.
   struct JobsRead {
-    std::vector<v1::JobRecord> jobs;
+    std::vector<v1::JobRecordWithEncodedSpec> jobs;
     uint64_t next_id = 0;
   };
   StatusOr<JobsRead> ReadJobs(uint64_t begin_id, uint64_t end_id,
-                              size_t max_payload_bytes) const;
+                              size_t max_spec_bytes) const;
   StatusOr<std::optional<v1::DeadRecord>> GetDead(uint64_t job_id) const;
   StatusOr<std::optional<v1::IdReservation>> GetIdReservation() const;
 

@@ -457,7 +457,7 @@ TEST(StoreTest, GetJobsAgreesWithGetJobForAnyMixOfIds) {
 }
 
 // ReadJobs returns what GetJob would for each id of its range, in order,
-// across the table file and the memtable.
+// across the table file and the memtable, with each spec still encoded.
 TEST(StoreTest, ReadJobsReturnsTheStoredRecordsOfItsRangeInOrder) {
   ScopedTempDir dir;
   auto store = StoreWithJobsInTableAndMemtable(dir);
@@ -473,28 +473,54 @@ TEST(StoreTest, ReadJobsReturnsTheStoredRecordsOfItsRangeInOrder) {
     SCOPED_TRACE(std::to_string(begin) + "-" + std::to_string(end));
     auto read = store->ReadJobs(begin, end, size_t{1} << 20);
     ASSERT_TRUE(read.ok()) << read.status().ToString();
-    const std::vector<v1::JobRecord>& jobs = read->jobs;
+    const std::vector<v1::JobRecordWithEncodedSpec>& jobs = read->jobs;
     size_t next = 0;
     for (uint64_t id = begin; id < end; ++id) {
       auto one = store->GetJob(id);
       ASSERT_TRUE(one.ok());
       if (!one->has_value()) continue;
       ASSERT_LT(next, jobs.size()) << "id " << id;
-      EXPECT_TRUE(MessageDifferencer::Equals(jobs[next++], **one))
-          << "id " << id;
+      EXPECT_TRUE(jobs[next].has_spec());
+      v1::JobRecord decoded;
+      ASSERT_TRUE(decoded.ParseFromString(jobs[next++].SerializeAsString()));
+      EXPECT_TRUE(MessageDifferencer::Equals(decoded, **one)) << "id " << id;
     }
     EXPECT_EQ(next, jobs.size());
   }
-  // Payloads are "payload-<id>": 10 bytes each for ids 10-99. Past 25
-  // bytes, the third record is the last; the first comes whatever the
-  // budget.
-  auto cut = store->ReadJobs(10, 100, 25);
+  // Specs of ids 10-99 encode to 22 bytes each ("tenant-1", "payload-<id>",
+  // two bytes of tag and length each). Past 50 bytes, the third record is
+  // the last; the first comes whatever the budget.
+  ASSERT_EQ(MakeJob(10).spec().ByteSizeLong(), 22u);
+  auto cut = store->ReadJobs(10, 100, 50);
   ASSERT_TRUE(cut.ok()) << cut.status().ToString();
   ASSERT_EQ(cut->jobs.size(), 3u);
   EXPECT_EQ(cut->jobs.back().id(), 13u);  // 12 was deleted
   auto one = store->ReadJobs(10, 100, 0);
   ASSERT_TRUE(one.ok());
   ASSERT_EQ(one->jobs.size(), 1u);
+}
+
+// The read-ahead's view of a job record must read what JobRecord writes:
+// the same fields under the same numbers and names, its spec as bytes
+// (both are length-delimited on the wire). A field added to one only would
+// be dropped or misread by the other.
+TEST(StoreTest, TheEncodedSpecViewHasJobRecordsFields) {
+  const auto* record = v1::JobRecord::descriptor();
+  const auto* view = v1::JobRecordWithEncodedSpec::descriptor();
+  ASSERT_EQ(view->field_count(), record->field_count());
+  for (int i = 0; i < view->field_count(); ++i) {
+    const auto* field = view->field(i);
+    SCOPED_TRACE(field->name());
+    const auto* same = record->FindFieldByNumber(field->number());
+    ASSERT_NE(same, nullptr);
+    EXPECT_EQ(same->name(), field->name());
+    if (field->name() == "spec") {
+      EXPECT_EQ(same->message_type(), v1::JobSpec::descriptor());
+      EXPECT_EQ(field->type(), google::protobuf::FieldDescriptor::TYPE_BYTES);
+    } else {
+      EXPECT_EQ(same->type(), field->type());
+    }
+  }
 }
 
 // The counters stop on the thread that turns them off, and only there.
