@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <random>
 #include <string>
 #include <string_view>
@@ -36,6 +35,7 @@
 #include "server/broker/payload_cache.h"
 #include "server/broker/read_ahead_planner.h"
 #include "server/broker/taken_reports.h"
+#include "server/broker/timer_queue.h"
 #include "server/broker/wait_window.h"
 #include "server/broker/worker_registry.h"
 #include "server/broker/writer.h"
@@ -108,15 +108,7 @@ class Broker {
   static uint64_t PairKey(uint32_t tenant, uint32_t pool) {
     return uint64_t{tenant} << 32 | pool;
   }
-  // A timer entry; stale ones (the job moved on) are skipped when popped.
-  struct Timer {
-    int64_t at_ms;
-    uint64_t job_id;
-    uint64_t stamp;  // the lease token or the scheduled due time it was for
-    bool operator>(const Timer& o) const { return at_ms > o.at_ms; }
-  };
-  using TimerHeap =
-      std::priority_queue<Timer, std::vector<Timer>, std::greater<>>;
+  using Timer = TimerQueue::Timer;
 
   Broker(const config::DaemonConfig& config, store::Store* store,
          std::unique_ptr<sched::Scheduler> scheduler, metrics::Metrics& metrics,
@@ -249,6 +241,10 @@ class Broker {
   // broker_ack.cc
   void ExpireLeases(int64_t now_ms, Turn& turn);
   void PromoteScheduled(int64_t now_ms, Turn& turn);
+  // Whether a timer entry still stands for its job's lease or schedule;
+  // stale ones (the job moved on) are skipped when they come due.
+  bool LeaseTimerLive(const Timer& timer) const;
+  bool ScheduledTimerLive(const Timer& timer) const;
 
   static void Reply(Turn& turn, Done done, Status status);
   // For scheduler calls the broker's bookkeeping guarantees: a refusal means
@@ -291,8 +287,10 @@ class Broker {
   Admission admission_;
   IdempotencyIndex idempotency_;
   TakenReports taken_{config_.repeat_window_reports};
-  TimerHeap lease_timers_;
-  TimerHeap scheduled_timers_;
+  TimerQueue lease_timers_{
+      [this](const Timer& timer) { return LeaseTimerLive(timer); }};
+  TimerQueue scheduled_timers_{
+      [this](const Timer& timer) { return ScheduledTimerLive(timer); }};
   std::vector<bool> pool_has_news_;  // a job became ready since last match
   uint64_t total_queued_ = 0;        // READY + SCHEDULED, everyone
   uint64_t total_ready_ = 0;         // READY, everyone

@@ -138,6 +138,21 @@ void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   Reply(turn, std::move(c.done), Status::Ok());
 }
 
+// Not if its job was completed, failed or leased again since: a new lease
+// has a new random token.
+bool Broker::LeaseTimerLive(const Timer& timer) const {
+  const JobMeta* job = jobs_.Find(timer.job_id);
+  return job != nullptr && job->state == v1::JOB_STATE_LEASED &&
+         job->token == timer.stamp;
+}
+
+// Not if its job was canceled, purged or rescheduled since.
+bool Broker::ScheduledTimerLive(const Timer& timer) const {
+  const JobMeta* job = jobs_.Find(timer.job_id);
+  return job != nullptr && job->state == v1::JOB_STATE_SCHEDULED &&
+         job->at_ms == static_cast<int64_t>(timer.stamp);
+}
+
 // A lapsed lease is a failed attempt that used the whole lease. Entries
 // whose lease was extended are pushed again at the new deadline, so each
 // lease has one entry however often it is heartbeated.
@@ -145,13 +160,10 @@ void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
   while (!lease_timers_.empty() && lease_timers_.top().at_ms <= now_ms) {
     Timer timer = lease_timers_.top();
     lease_timers_.pop();
+    if (!LeaseTimerLive(timer)) continue;
     JobMeta* job = jobs_.Find(timer.job_id);
-    if (job == nullptr || job->state != v1::JOB_STATE_LEASED ||
-        job->token != timer.stamp) {
-      continue;  // completed, failed or leased again since
-    }
     if (job->at_ms > now_ms) {
-      lease_timers_.push({job->at_ms, timer.job_id, timer.stamp});
+      lease_timers_.Push({job->at_ms, timer.job_id, timer.stamp});
       continue;
     }
     LogJob(spdlog::level::debug, "lease expired", timer.job_id);
@@ -166,11 +178,8 @@ void Broker::PromoteScheduled(int64_t now_ms, Turn& turn) {
          scheduled_timers_.top().at_ms <= now_ms) {
     Timer timer = scheduled_timers_.top();
     scheduled_timers_.pop();
+    if (!ScheduledTimerLive(timer)) continue;
     JobMeta* job = jobs_.Find(timer.job_id);
-    if (job == nullptr || job->state != v1::JOB_STATE_SCHEDULED ||
-        job->at_ms != static_cast<int64_t>(timer.stamp)) {
-      continue;  // canceled or purged since
-    }
     Leave(timer.job_id, *job, turn);
     MakeReady(timer.job_id, *job, now_ms, turn);
     LogJob(spdlog::level::debug, "job ready", timer.job_id);

@@ -61,7 +61,7 @@ void Broker::MakeScheduled(uint64_t job_id, JobMeta& job, int64_t due_ms,
   entry.set_attempts(job.attempts);
   entry.set_last_error(jobs_.LastError(job_id));
   turn.batch.PutScheduled({due_ms, job_id}, entry);
-  scheduled_timers_.push({due_ms, job_id, static_cast<uint64_t>(due_ms)});
+  scheduled_timers_.Push({due_ms, job_id, static_cast<uint64_t>(due_ms)});
   ++DepthOf(job.tenant, job.pool).scheduled;
   ++tenants_[job.tenant].queued;
   ++total_queued_;

@@ -194,7 +194,7 @@ const std::string& Broker::StartLease(uint64_t job_id, JobMeta& job,
   const std::string& last_error = jobs_.LastError(job_id);
   lease.set_last_error(last_error);
   turn.batch.PutLease(job_id, lease);
-  lease_timers_.push({job.at_ms, job_id, job.token});
+  lease_timers_.Push({job.at_ms, job_id, job.token});
   return last_error;
 }
 

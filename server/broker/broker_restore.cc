@@ -241,7 +241,7 @@ void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
                        now_ms + std::max<int64_t>(job.lease_ms, granted_ms));
   jobs_.SetLastError(job_id, lease.last_error());
   ++DepthOf(job.tenant, job.pool).leased;
-  lease_timers_.push({job.at_ms, job_id, job.token});
+  lease_timers_.Push({job.at_ms, job_id, job.token});
   AdoptRunning(job_id, job, now_ms);
 }
 

@@ -127,6 +127,52 @@ TEST_F(BrokerTest, AnExactRepeatOfATakenReportIsAnsweredAsTheFirstWas) {
   EXPECT_EQ(CompleteCode(done, done_token), kNotFound);
 }
 
+// The timers of completed leases are purged once they outnumber the live
+// ones (timer_queue.h); a lease still held across many purges must lapse
+// on time all the same.
+TEST_F(BrokerTest, ALeaseHeldWhileThousandsCompleteStillLapses) {
+  v1::JobSpec held;
+  held.set_tenant("held");
+  *held.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(60'000);
+  Enqueue(held);
+  ASSERT_EQ(Lease()->response.jobs_size(), 1);
+  v1::JobSpec quick;
+  quick.set_tenant("quick");
+  v1::EnqueueBatchResponse enqueued;
+  Command fill = EnqueueCommand{
+      std::vector<const v1::JobSpec*>(5 * TimerQueue::kSlack, &quick),
+      &enqueued, [](const Status&) {}};
+  Turn1(&fill);
+  ASSERT_EQ(enqueued.results_size(), static_cast<int>(5 * TimerQueue::kSlack));
+  size_t completed = 0;
+  // Bounded: each round completes at least one job, or ends the loop.
+  for (size_t round = 0; round < 5 * TimerQueue::kSlack; ++round) {
+    auto call = Lease(0, 256);
+    if (call->response.jobs_size() == 0) break;
+    completed += call->response.jobs_size();
+    v1::CompleteRequest request;
+    for (const v1::LeasedJob& job : call->response.jobs()) {
+      v1::Completion* completion = request.add_completions();
+      completion->set_job_id(job.job().id());
+      completion->set_lease_token(job.lease_token());
+    }
+    v1::AckResponse response;
+    Command complete =
+        CompleteCommand{&request, &response, [](const Status&) {}};
+    Turn1(&complete);
+    for (const v1::AckResult& result : response.results()) {
+      ASSERT_EQ(result.code(), 0) << result.message();
+    }
+  }
+  EXPECT_EQ(completed, 5 * TimerQueue::kSlack);
+  EXPECT_EQ(Stats("quick").ready(), 0u);
+  Advance(59'000);
+  EXPECT_EQ(Stats("held").leased(), 1u);
+  Advance(1'000);
+  EXPECT_EQ(Stats("held").leased(), 0u);
+  EXPECT_EQ(Stats("held").scheduled(), 1u);  // retried after its backoff
+}
+
 TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   v1::JobSpec spec;
   spec.set_tenant("a");
