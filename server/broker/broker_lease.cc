@@ -23,7 +23,6 @@ uint32_t MaxJobsPerReply(const config::DaemonConfig& config) {
 // go into the reply as an unknown field of the Job numbered as `spec`:
 // protobuf writes unknown fields out as they are, so on the wire they are
 // the Job's spec, and a client parses them as it would a spec set here.
-// Only the broker adds unknown fields to a reply's Job.
 void AttachSpec(PayloadCache::Entry& cached, v1::Job* out) {
   if (cached.spec) {
     out->set_allocated_spec(cached.spec.release());
@@ -36,7 +35,12 @@ void AttachSpec(PayloadCache::Entry& cached, v1::Job* out) {
 }
 
 bool HasSpec(const v1::Job& job) {
-  return job.has_spec() || !job.GetReflection()->GetUnknownFields(job).empty();
+  if (job.has_spec()) return true;
+  const auto& unknown = job.GetReflection()->GetUnknownFields(job);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    if (unknown.field(i).number() == v1::Job::kSpecFieldNumber) return true;
+  }
+  return false;
 }
 
 // Runs on the writer's apply thread once the grants are applied: jobs whose

@@ -128,49 +128,85 @@ TEST_F(BrokerTest, AnExactRepeatOfATakenReportIsAnsweredAsTheFirstWas) {
 }
 
 // The timers of completed leases are purged once they outnumber the live
-// ones (timer_queue.h); a lease still held across many purges must lapse
-// on time all the same.
+// ones (timer_queue.h). A lease held across many purges, and heartbeated
+// between them (its entry is pushed again at the new deadline), must lapse
+// at its deadline all the same.
 TEST_F(BrokerTest, ALeaseHeldWhileThousandsCompleteStillLapses) {
   v1::JobSpec held;
   held.set_tenant("held");
   *held.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(60'000);
-  Enqueue(held);
-  ASSERT_EQ(Lease()->response.jobs_size(), 1);
+  uint64_t held_id = Enqueue(held);
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  const uint64_t held_token = lease->response.jobs(0).lease_token();
   v1::JobSpec quick;
   quick.set_tenant("quick");
-  v1::EnqueueBatchResponse enqueued;
-  Command fill = EnqueueCommand{
-      std::vector<const v1::JobSpec*>(5 * TimerQueue::kSlack, &quick),
-      &enqueued, [](const Status&) {}};
-  Turn1(&fill);
-  ASSERT_EQ(enqueued.results_size(), static_cast<int>(5 * TimerQueue::kSlack));
-  size_t completed = 0;
-  // Bounded: each round completes at least one job, or ends the loop.
-  for (size_t round = 0; round < 5 * TimerQueue::kSlack; ++round) {
-    auto call = Lease(0, 256);
-    if (call->response.jobs_size() == 0) break;
-    completed += call->response.jobs_size();
-    v1::CompleteRequest request;
-    for (const v1::LeasedJob& job : call->response.jobs()) {
-      v1::Completion* completion = request.add_completions();
-      completion->set_job_id(job.job().id());
-      completion->set_lease_token(job.lease_token());
+  // Leases and completes 5 x kSlack jobs of "quick".
+  auto churn = [&] {
+    v1::EnqueueBatchResponse enqueued;
+    Command fill = EnqueueCommand{
+        std::vector<const v1::JobSpec*>(5 * TimerQueue::kSlack, &quick),
+        &enqueued, [](const Status&) {}};
+    Turn1(&fill);
+    ASSERT_EQ(enqueued.results_size(),
+              static_cast<int>(5 * TimerQueue::kSlack));
+    size_t completed = 0;
+    // Bounded: each round completes at least one job, or ends the loop.
+    for (size_t round = 0; round < 5 * TimerQueue::kSlack; ++round) {
+      auto call = Lease(0, 256);
+      if (call->response.jobs_size() == 0) break;
+      completed += call->response.jobs_size();
+      v1::CompleteRequest request;
+      for (const v1::LeasedJob& job : call->response.jobs()) {
+        v1::Completion* completion = request.add_completions();
+        completion->set_job_id(job.job().id());
+        completion->set_lease_token(job.lease_token());
+      }
+      v1::AckResponse response;
+      Command complete =
+          CompleteCommand{&request, &response, [](const Status&) {}};
+      Turn1(&complete);
+      for (const v1::AckResult& result : response.results()) {
+        ASSERT_EQ(result.code(), 0) << result.message();
+      }
     }
-    v1::AckResponse response;
-    Command complete =
-        CompleteCommand{&request, &response, [](const Status&) {}};
-    Turn1(&complete);
-    for (const v1::AckResult& result : response.results()) {
-      ASSERT_EQ(result.code(), 0) << result.message();
-    }
-  }
-  EXPECT_EQ(completed, 5 * TimerQueue::kSlack);
-  EXPECT_EQ(Stats("quick").ready(), 0u);
-  Advance(59'000);
+    EXPECT_EQ(completed, 5 * TimerQueue::kSlack);
+    EXPECT_EQ(Stats("quick").ready(), 0u);
+  };
+  churn();
+  Advance(30'000);
+  ASSERT_TRUE(Heartbeat(held_id, held_token).ok());  // now due at 90 s
+  Advance(30'000);  // the first deadline passes: pushed again
+  churn();
+  Advance(29'000);
   EXPECT_EQ(Stats("held").leased(), 1u);
   Advance(1'000);
   EXPECT_EQ(Stats("held").leased(), 0u);
   EXPECT_EQ(Stats("held").scheduled(), 1u);  // retried after its backoff
+}
+
+// The same for a delayed job while thousands of others are scheduled and
+// canceled.
+TEST_F(BrokerTest, ADelayedJobStaysDueWhileThousandsAreCanceled) {
+  v1::JobSpec later;
+  later.set_tenant("later");
+  *later.mutable_delay() = TimeUtil::MillisecondsToDuration(60'000);
+  Enqueue(later);
+  v1::JobSpec canceled = later;
+  canceled.set_tenant("canceled");
+  for (size_t i = 0; i < 3 * TimerQueue::kSlack; ++i) {
+    v1::Job job;
+    job.set_id(Enqueue(canceled));
+    std::optional<Status> done;
+    Command cancel = CancelJobCommand{&job, [&](const Status& s) { done = s; }};
+    Turn1(&cancel);
+    ASSERT_TRUE(done && done->ok()) << (done ? done->ToString() : "no reply");
+  }
+  EXPECT_EQ(Stats("canceled").scheduled(), 0u);
+  Advance(59'000);
+  EXPECT_EQ(Stats("later").scheduled(), 1u);
+  Advance(1'000);
+  EXPECT_EQ(Stats("later").ready(), 1u);
 }
 
 TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {

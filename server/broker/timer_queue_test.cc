@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
+#include <random>
 #include <unordered_set>
 #include <vector>
 
@@ -26,26 +28,35 @@ TEST(TimerQueueTest, PopsTheEarliestFirst) {
 
 // Jobs complete soon after their lease, long before their timers come due:
 // the queue keeps about twice the live entries, and every live one still
-// comes out, in order.
-TEST(TimerQueueTest, StaleEntriesArePurgedAndLiveOnesKept) {
+// comes out, earliest first. Due times come shuffled, so that a purge must
+// leave a heap, not merely a sorted array.
+TEST(TimerQueueTest, StaleEntriesArePurgedAndLiveOnesKeptInOrder) {
+  std::vector<int64_t> due_times(100'000);
+  std::iota(due_times.begin(), due_times.end(), 1);
+  std::shuffle(due_times.begin(), due_times.end(), std::mt19937(7));
   std::unordered_set<uint64_t> live;
   TimerQueue timers([&](const Timer& t) { return live.contains(t.job_id); });
   size_t most = 0;
-  for (uint64_t id = 1; id <= 100'000; ++id) {
+  for (uint64_t id = 0; id < due_times.size(); ++id) {
     live.insert(id);
-    timers.Push({static_cast<int64_t>(id), id, 0});
+    timers.Push({due_times[id], id, 0});
     if (id % 1000 != 0) live.erase(id);  // one in a thousand stays live
     most = std::max(most, timers.size());
   }
   EXPECT_EQ(live.size(), 100u);
   EXPECT_LE(most, 2 * live.size() + TimerQueue::kSlack);
-  std::vector<uint64_t> due;
+  EXPECT_LT(timers.size(), 2 * live.size() + TimerQueue::kSlack);
+  std::vector<int64_t> popped;
   while (!timers.empty()) {
-    if (live.contains(timers.top().job_id)) due.push_back(timers.top().job_id);
+    if (live.contains(timers.top().job_id)) {
+      popped.push_back(timers.top().at_ms);
+      live.erase(timers.top().job_id);
+    }
     timers.pop();
   }
-  ASSERT_EQ(due.size(), 100u);
-  for (size_t i = 0; i < due.size(); ++i) EXPECT_EQ(due[i], 1000 * (i + 1));
+  EXPECT_TRUE(live.empty());
+  EXPECT_TRUE(std::is_sorted(popped.begin(), popped.end()));
+  EXPECT_EQ(popped.size(), 100u);
 }
 
 // With every entry live, nothing may be dropped, however many there are.

@@ -514,6 +514,7 @@ TEST(StoreTest, TheEncodedSpecViewHasJobRecordsFields) {
     const auto* same = record->FindFieldByNumber(field->number());
     ASSERT_NE(same, nullptr);
     EXPECT_EQ(same->name(), field->name());
+    EXPECT_EQ(same->is_repeated(), field->is_repeated());
     if (field->name() == "spec") {
       EXPECT_EQ(same->message_type(), v1::JobSpec::descriptor());
       EXPECT_EQ(field->type(), google::protobuf::FieldDescriptor::TYPE_BYTES);
