@@ -11,6 +11,7 @@ namespace fairq::server {
 ReadAhead::ReadAhead(const store::Store* store, std::function<void()> on_read)
     : store_(store), on_read_(std::move(on_read)), thread_([this] {
         pthread_setname_np(pthread_self(), "fairq-readahead");
+        store::DisablePerfCountersOnThisThread();
         Loop();
       }) {}
 
