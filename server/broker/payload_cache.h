@@ -78,7 +78,7 @@ class PayloadCache {
  private:
   struct Slot {
     Entry entry;
-    size_t cost;  // what Put added to bytes_
+    size_t cost;  // what Insert added to bytes_
   };
 
   size_t Insert(uint64_t job_id, Entry entry, size_t bytes) {
