@@ -41,12 +41,13 @@ class TimerQueue {
   explicit TimerQueue(IsLive is_live) : is_live_(std::move(is_live)) {}
 
   void Push(Timer timer) {
-    if (heap_.size() >= 2 * live_at_purge_ + kSlack) PurgeStale();
+    if (heap_.size() >= NextPurgeSize()) PurgeStale();
     heap_.push_back(timer);
     std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
+  size_t capacity() const { return heap_.capacity(); }  // entries allocated
   const Timer& top() const { return heap_.front(); }
   void pop() {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
@@ -54,12 +55,20 @@ class TimerQueue {
   }
 
  private:
+  size_t NextPurgeSize() const { return 2 * live_at_purge_ + kSlack; }
   void PurgeStale() {
     std::erase_if(heap_, [this](const Timer& t) { return !is_live_(t); });
     std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
     live_at_purge_ = heap_.size();
-    // After a burst of long leases the array would keep its peak size.
-    if (heap_.capacity() > 4 * heap_.size() + kSlack) heap_.shrink_to_fit();
+    // After a burst of long leases the array would keep its peak size. It
+    // is cut to the size the next purge comes at, not below: a smaller one
+    // would only grow again, purge after purge.
+    if (heap_.capacity() > 4 * NextPurgeSize()) {
+      std::vector<Timer> smaller;
+      smaller.reserve(NextPurgeSize());
+      smaller.assign(heap_.begin(), heap_.end());
+      heap_.swap(smaller);
+    }
   }
 
   const IsLive is_live_;

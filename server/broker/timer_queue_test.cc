@@ -59,6 +59,31 @@ TEST(TimerQueueTest, StaleEntriesArePurgedAndLiveOnesKeptInOrder) {
   EXPECT_EQ(popped.size(), 100u);
 }
 
+// After a burst of live entries the array is cut back once they are stale;
+// with a few live ones it then keeps one size, purge after purge, rather
+// than shrinking and growing again each time.
+TEST(TimerQueueTest, TheArrayShrinksAfterABurstAndThenKeepsItsSize) {
+  std::unordered_set<uint64_t> live;
+  TimerQueue timers([&](const Timer& t) { return live.contains(t.job_id); });
+  uint64_t id = 0;
+  for (; id < 100'000; ++id) {  // a burst: all live at once
+    live.insert(id);
+    timers.Push({static_cast<int64_t>(id), id, 0});
+  }
+  const size_t peak = timers.capacity();
+  live = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};  // the rest finished
+  // Entries that go stale at once, through about 20 purges: the first
+  // cuts the array back, and after that its size must not change.
+  std::vector<size_t> sizes;  // the array's size at each change
+  for (size_t pushed = 0; pushed < 20 * TimerQueue::kSlack; ++pushed, ++id) {
+    const size_t before = timers.capacity();
+    timers.Push({static_cast<int64_t>(id), id, 0});
+    if (timers.capacity() != before) sizes.push_back(timers.capacity());
+  }
+  ASSERT_EQ(sizes.size(), 1u);
+  EXPECT_LT(sizes[0], peak / 4);
+}
+
 // With every entry live, nothing may be dropped, however many there are.
 TEST(TimerQueueTest, LiveEntriesAreNeverDropped) {
   TimerQueue timers([](const Timer&) { return true; });
