@@ -241,10 +241,10 @@ class Broker {
   // broker_ack.cc
   void ExpireLeases(int64_t now_ms, Turn& turn);
   void PromoteScheduled(int64_t now_ms, Turn& turn);
-  // Whether a timer entry still stands for its job's lease or schedule;
-  // stale ones (the job moved on) are skipped when they come due.
-  bool LeaseTimerLive(const Timer& timer) const;
-  bool ScheduledTimerLive(const Timer& timer) const;
+  // The job a timer entry still stands for, by its lease or its schedule;
+  // null for a stale entry (the job moved on), skipped when it comes due.
+  JobMeta* JobOfLeaseTimer(const Timer& timer);
+  JobMeta* JobOfScheduledTimer(const Timer& timer);
 
   static void Reply(Turn& turn, Done done, Status status);
   // For scheduler calls the broker's bookkeeping guarantees: a refusal means
@@ -288,9 +288,10 @@ class Broker {
   IdempotencyIndex idempotency_;
   TakenReports taken_{config_.repeat_window_reports};
   TimerQueue lease_timers_{
-      [this](const Timer& timer) { return LeaseTimerLive(timer); }};
-  TimerQueue scheduled_timers_{
-      [this](const Timer& timer) { return ScheduledTimerLive(timer); }};
+      [this](const Timer& timer) { return JobOfLeaseTimer(timer) != nullptr; }};
+  TimerQueue scheduled_timers_{[this](const Timer& timer) {
+    return JobOfScheduledTimer(timer) != nullptr;
+  }};
   std::vector<bool> pool_has_news_;  // a job became ready since last match
   uint64_t total_queued_ = 0;        // READY + SCHEDULED, everyone
   uint64_t total_ready_ = 0;         // READY, everyone

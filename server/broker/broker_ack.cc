@@ -138,19 +138,23 @@ void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   Reply(turn, std::move(c.done), Status::Ok());
 }
 
-// Not if its job was completed, failed or leased again since: a new lease
+// Null if its job was completed, failed or leased again since: a new lease
 // has a new random token.
-bool Broker::LeaseTimerLive(const Timer& timer) const {
-  const JobMeta* job = jobs_.Find(timer.job_id);
+JobMeta* Broker::JobOfLeaseTimer(const Timer& timer) {
+  JobMeta* job = jobs_.Find(timer.job_id);
   return job != nullptr && job->state == v1::JOB_STATE_LEASED &&
-         job->token == timer.stamp;
+                 job->token == timer.stamp
+             ? job
+             : nullptr;
 }
 
-// Not if its job was canceled, purged or rescheduled since.
-bool Broker::ScheduledTimerLive(const Timer& timer) const {
-  const JobMeta* job = jobs_.Find(timer.job_id);
+// Null if its job was canceled, purged or rescheduled since.
+JobMeta* Broker::JobOfScheduledTimer(const Timer& timer) {
+  JobMeta* job = jobs_.Find(timer.job_id);
   return job != nullptr && job->state == v1::JOB_STATE_SCHEDULED &&
-         job->at_ms == static_cast<int64_t>(timer.stamp);
+                 job->at_ms == static_cast<int64_t>(timer.stamp)
+             ? job
+             : nullptr;
 }
 
 // A lapsed lease is a failed attempt that used the whole lease. Entries
@@ -160,8 +164,8 @@ void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
   while (!lease_timers_.empty() && lease_timers_.top().at_ms <= now_ms) {
     Timer timer = lease_timers_.top();
     lease_timers_.pop();
-    if (!LeaseTimerLive(timer)) continue;
-    JobMeta* job = jobs_.Find(timer.job_id);
+    JobMeta* job = JobOfLeaseTimer(timer);
+    if (job == nullptr) continue;
     if (job->at_ms > now_ms) {
       lease_timers_.Push({job->at_ms, timer.job_id, timer.stamp});
       continue;
@@ -178,8 +182,8 @@ void Broker::PromoteScheduled(int64_t now_ms, Turn& turn) {
          scheduled_timers_.top().at_ms <= now_ms) {
     Timer timer = scheduled_timers_.top();
     scheduled_timers_.pop();
-    if (!ScheduledTimerLive(timer)) continue;
-    JobMeta* job = jobs_.Find(timer.job_id);
+    JobMeta* job = JobOfScheduledTimer(timer);
+    if (job == nullptr) continue;
     Leave(timer.job_id, *job, turn);
     MakeReady(timer.job_id, *job, now_ms, turn);
     LogJob(spdlog::level::debug, "job ready", timer.job_id);

@@ -16,7 +16,17 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-class BrokerTest : public BrokerFixture {};
+class BrokerTest : public BrokerFixture {
+ protected:
+  // A job of `tenant` whose lease lasts `lease_ms` unless heartbeated.
+  static v1::JobSpec SpecWithLease(const std::string& tenant,
+                                   int64_t lease_ms) {
+    v1::JobSpec spec;
+    spec.set_tenant(tenant);
+    *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(lease_ms);
+    return spec;
+  }
+};
 
 TEST_F(BrokerTest, EnqueueLeaseComplete) {
   uint64_t id = Enqueue("a");
@@ -132,10 +142,7 @@ TEST_F(BrokerTest, AnExactRepeatOfATakenReportIsAnsweredAsTheFirstWas) {
 // between them (its entry is pushed again at the new deadline), must lapse
 // at its deadline all the same.
 TEST_F(BrokerTest, ALeaseHeldWhileThousandsCompleteStillLapses) {
-  v1::JobSpec held;
-  held.set_tenant("held");
-  *held.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(60'000);
-  uint64_t held_id = Enqueue(held);
+  uint64_t held_id = Enqueue(SpecWithLease("held", 60'000));
   auto lease = Lease();
   ASSERT_EQ(lease->response.jobs_size(), 1);
   const uint64_t held_token = lease->response.jobs(0).lease_token();
@@ -210,10 +217,8 @@ TEST_F(BrokerTest, ADelayedJobStaysDueWhileThousandsAreCanceled) {
 }
 
 TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
-  v1::JobSpec spec;
-  spec.set_tenant("a");
+  v1::JobSpec spec = SpecWithLease("a", 1000);
   spec.set_max_attempts(2);
-  *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(1000);
   *spec.mutable_retry()->mutable_initial_backoff() =
       TimeUtil::MillisecondsToDuration(100);
   uint64_t id = Enqueue(spec);
@@ -242,9 +247,7 @@ TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
 // handled in a turn that starts after its lease's deadline, before that
 // turn's timers: it keeps the lease.
 TEST_F(BrokerTest, AHeartbeatQueuedThroughAStallKeepsItsLease) {
-  v1::JobSpec spec;
-  spec.set_tenant("a");
-  *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(1000);
+  v1::JobSpec spec = SpecWithLease("a", 1000);
   uint64_t id = Enqueue(spec);
   auto lease = Lease();
   ASSERT_EQ(lease->response.jobs_size(), 1);
@@ -317,10 +320,8 @@ TEST_F(BrokerTest, ALeaseThatDoesNotWaitSeesJobsDueInItsTurn) {
 // A requeue built from a dead letter read before another requeue revived
 // (and finished) the job does nothing: no ghost job, no negative count.
 TEST_F(BrokerTest, AStaleDeadLetterRequeueDoesNothing) {
-  v1::JobSpec spec;
-  spec.set_tenant("a");
+  v1::JobSpec spec = SpecWithLease("a", 1000);
   spec.set_max_attempts(1);
-  *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(1000);
   uint64_t id = Enqueue(spec);
   ASSERT_EQ(Lease()->response.jobs_size(), 1);
   Advance(1000);  // lapses with no attempt left: DEAD
