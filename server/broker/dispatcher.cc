@@ -107,12 +107,10 @@ void Dispatcher::Loop() {
   bool open = true;
   while (open) {
     std::optional<std::chrono::steady_clock::time_point> wake;
-    // From the wall clock itself: while clock_ holds still after a step
-    // back, a timer is due when the wall clock reaches it.
     if (std::optional<int64_t> at = broker_->NextDeadline()) {
       wake = std::chrono::steady_clock::now() +
-             std::chrono::milliseconds(
-                 std::clamp<int64_t>(*at - NowUnixMs(), 0, kLongestSleepMs));
+             std::chrono::milliseconds(std::clamp<int64_t>(
+                 *at - clock_.Now(), 0, kLongestSleepMs));
     }
     commands.clear();
     open = NextCommands(wake, &commands);
