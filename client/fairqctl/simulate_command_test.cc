@@ -1,14 +1,13 @@
 // Runs the built fairqctl binary the way an operator would and checks its
 // output and exit codes.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "tests/integration/run_command.h"
+#include "tests/util/scoped_temp_dir.h"
 
 namespace {
 
@@ -22,18 +21,10 @@ struct Outcome {
 
 class SimulateCommandTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "fairqctl_test_XXXXXX")
-            .string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs `fairqctl ARGS`; stderr goes to a file in this test's directory.
   Outcome Fairqctl(const std::string& args) {
-    std::string err_path = (dir_ / "stderr.txt").string();
+    std::string err_path = dir_.Path("stderr.txt");
     std::string command =
         "'" FAIRQCTL_PATH "' " + args + " 2>'" + err_path + "'";
     fairq::testing::CommandResult run = fairq::testing::RunCommand(command);
@@ -48,12 +39,12 @@ class SimulateCommandTest : public ::testing::Test {
   }
 
   std::string Write(const std::string& name, const std::string& text) {
-    std::string path = (dir_ / name).string();
+    std::string path = dir_.Path(name);
     std::ofstream(path) << text;
     return path;
   }
 
-  std::filesystem::path dir_;
+  fairq::testing::ScopedTempDir dir_{"fairqctl_test"};
 };
 
 const std::string kFlood = std::string(FAIRQ_SCENARIO_DIR) + "/flood.yaml";
@@ -125,7 +116,7 @@ TEST_F(SimulateCommandTest, UnknownPolicyIsAUsageError) {
 
 TEST_F(SimulateCommandTest, MissingScenarioAndBadFlagsAreUsageErrors) {
   EXPECT_EQ(
-      Fairqctl("simulate '" + (dir_ / "absent.yaml").string() + "'").exit_code,
+      Fairqctl("simulate '" + dir_.Path("absent.yaml") + "'").exit_code,
       2);
   EXPECT_EQ(Fairqctl("simulate").exit_code, 2);
   EXPECT_EQ(Fairqctl("frobnicate").exit_code, 2);

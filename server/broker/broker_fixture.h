@@ -5,9 +5,7 @@
 #define FAIRQ_SERVER_BROKER_BROKER_FIXTURE_H_
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,26 +14,20 @@
 #include "google/protobuf/util/time_util.h"
 #include "server/broker/broker.h"
 #include "store/store.h"
+#include "tests/util/scoped_temp_dir.h"
 
 namespace fairq::server {
 
 class BrokerFixture : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "broker_test_XXXXXX")
-            .string();
-    dir_ = mkdtemp(pattern.data());
-    Open();
-  }
+  void SetUp() override { Open(); }
   void TearDown() override {
     broker_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   void Open() {
-    store_ = std::move(store::Store::Open({dir_, false, env_})).value();
+    store_ = std::move(store::Store::Open({dir_.path(), false, env_})).value();
     // Each start draws other tokens, as a restarted fairqd does.
     broker_ = std::move(Broker::Create(config_, store_.get(),
                                        metrics::NoMetrics(), seed_ + opens_++))
@@ -236,7 +228,7 @@ class BrokerFixture : public ::testing::Test {
   }
 
   config::DaemonConfig config_;
-  std::string dir_;
+  testing::ScopedTempDir dir_{"broker_test"};
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Broker> broker_;
   rocksdb::Env* env_ = nullptr;      // a fault-injecting Env in some tests

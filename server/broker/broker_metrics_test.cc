@@ -3,16 +3,15 @@
 // store in a temp directory and a clock the test moves.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <array>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "google/protobuf/util/time_util.h"
 #include "server/broker/broker.h"
+#include "tests/util/scoped_temp_dir.h"
 
 namespace fairq::server {
 namespace {
@@ -79,22 +78,15 @@ constexpr int kDead = static_cast<int>(metrics::JobEvent::kDead);
 
 class BrokerMetricsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "broker_metrics_XXXXXX")
-            .string();
-    dir_ = mkdtemp(pattern.data());
-  }
   void TearDown() override {
     broker_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   void Open() {
     broker_.reset();
     store_.reset();
-    store_ = std::move(store::Store::Open({dir_, false, nullptr})).value();
+    store_ = std::move(store::Store::Open({dir_.path(), false, nullptr})).value();
     broker_ =
         std::move(Broker::Create(config_, store_.get(), metrics_)).value();
     Turn turn(store_->NewBatch());
@@ -163,7 +155,7 @@ class BrokerMetricsTest : public ::testing::Test {
 
   config::DaemonConfig config_;
   RecordingMetrics metrics_;
-  std::string dir_;
+  testing::ScopedTempDir dir_{"broker_metrics"};
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Broker> broker_;
   int64_t now_ = 1'764'000'000'000;

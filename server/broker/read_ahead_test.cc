@@ -14,7 +14,7 @@ namespace {
 
 TEST(ReadAheadTest, ReadsTheRequestedRangesInOrder) {
   store::ScopedTempDir dir;
-  auto store = store::OpenStore(dir.db());
+  auto store = store::OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   {
     store::WriteBatch batch = store->NewBatch();
@@ -54,7 +54,7 @@ TEST(ReadAheadTest, ReadsTheRequestedRangesInOrder) {
 // is handed back unread, for the planner to ask for again.
 TEST(ReadAheadTest, ARangePastItsByteBudgetIsHandedBackUnreadFromThere) {
   store::ScopedTempDir dir;
-  auto store = store::OpenStore(dir.db());
+  auto store = store::OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   store::WriteBatch batch = store->NewBatch();
   for (uint64_t id = 1; id <= 3; ++id) {

@@ -3,17 +3,16 @@
 #include "server/broker/writer.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <future>
 #include <string>
 #include <vector>
 
 #include "store/fault_injection_env.h"
+#include "tests/util/scoped_temp_dir.h"
 
 namespace fairq::server {
 namespace {
@@ -21,15 +20,10 @@ namespace {
 class WriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "writer_test_XXXXXX").string();
-    dir_ = mkdtemp(pattern.data());
-    store_ = std::move(store::Store::Open({dir_, true, faults_.env()})).value();
+    store_ = std::move(store::Store::Open({dir_.path(), true, faults_.env()}))
+                 .value();
   }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { store_.reset(); }
 
   // A turn that writes (unless `write` is false) and records, in order,
   // which of its replies ran and with what code.
@@ -72,7 +66,7 @@ class WriterTest : public ::testing::Test {
   // Bounds waits so that a regression fails, not waits for the interval.
   static constexpr auto kBound = std::chrono::seconds(30);
 
-  std::string dir_;
+  testing::ScopedTempDir dir_{"writer_test"};
   store::FaultInjectionEnv faults_;
   std::unique_ptr<store::Store> store_;
   std::vector<std::string> log_;  // written by the writer's threads, read

@@ -2,12 +2,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "tests/util/scoped_temp_dir.h"
 
 namespace fairq::config {
 namespace {
@@ -489,20 +490,12 @@ TEST(DaemonConfigTest, YamlSyntaxErrorBecomesStatus) {
 // Each test that touches files gets its own directory.
 class LoadConfigTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "fairqd_config_XXXXXX")
-            .string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::filesystem::path dir_;
+  testing::ScopedTempDir dir_{"fairqd_config"};
 };
 
 TEST_F(LoadConfigTest, ErrorsNameThePath) {
-  std::string path = (dir_ / "fairqd.yaml").string();
+  std::string path = dir_.Path("fairqd.yaml");
   std::ofstream(path) << "# header\nmax_batch: 0\n";
   StatusOr<DaemonConfig> config = LoadConfig(path);
   ASSERT_FALSE(config.ok());
@@ -511,7 +504,7 @@ TEST_F(LoadConfigTest, ErrorsNameThePath) {
 
 TEST_F(LoadConfigTest, MissingFileOrDirectoryIsNotFound) {
   for (const std::string& path :
-       {(dir_ / "absent.yaml").string(), dir_.string()}) {
+       {dir_.Path("absent.yaml"), dir_.path()}) {
     StatusOr<DaemonConfig> config = LoadConfig(path);
     ASSERT_FALSE(config.ok()) << path;
     EXPECT_EQ(config.status().code(), StatusCode::kNotFound);

@@ -2,11 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "tests/util/scoped_temp_dir.h"
 
 namespace fairq::sim {
 namespace {
@@ -16,17 +16,9 @@ using ::testing::HasSubstr;
 // Each test writes its files into its own temporary directory.
 class ScenarioTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "fairq_scenario_XXXXXX")
-            .string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string Write(const std::string& name, const std::string& text) {
-    std::string path = (dir_ / name).string();
+    std::string path = dir_.Path(name);
     std::ofstream(path) << text;
     return path;
   }
@@ -42,10 +34,10 @@ class ScenarioTest : public ::testing::Test {
   }
 
   std::string Bad(int line) {
-    return (dir_ / "bad.yaml").string() + ":" + std::to_string(line) + ": ";
+    return dir_.Path("bad.yaml") + ":" + std::to_string(line) + ": ";
   }
 
-  std::filesystem::path dir_;
+  testing::ScopedTempDir dir_{"fairq_scenario"};
 };
 
 constexpr char kGood[] = R"(# A comment header.
@@ -285,12 +277,12 @@ TEST_F(ScenarioTest, BlockStyleLinesPointAtTheValue) {
 
 TEST_F(ScenarioTest, YamlSyntaxErrorsBecomeStatus) {
   std::string message = ErrorOf("name: t\nworkers: 2\ntenants: [{name: A}\n");
-  EXPECT_THAT(message, HasSubstr((dir_ / "bad.yaml").string() + ":"));
+  EXPECT_THAT(message, HasSubstr(dir_.Path("bad.yaml") + ":"));
   EXPECT_THAT(message, HasSubstr("invalid YAML"));
 }
 
 TEST_F(ScenarioTest, MissingFileIsNotFound) {
-  StatusOr<Scenario> scenario = LoadScenario((dir_ / "absent.yaml").string());
+  StatusOr<Scenario> scenario = LoadScenario(dir_.Path("absent.yaml"));
   ASSERT_FALSE(scenario.ok());
   EXPECT_EQ(scenario.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(scenario.status().message(), HasSubstr("absent.yaml"));

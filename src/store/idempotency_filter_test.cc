@@ -57,19 +57,19 @@ TEST(IdempotencyFilterTest, FactoryReadsTheClockPerCompaction) {
 // a value it cannot parse. Other families are not filtered.
 TEST(IdempotencyFilterTest, CompactionDropsExpiredRecordsAndKeepsLiveOnes) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.db()), nullptr); }
+  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
   const std::string expired = EncodeIdempotencyKey(1, "expired");
   const std::string live = EncodeIdempotencyKey(1, "live");
   const std::string garbage = EncodeIdempotencyKey(2, "garbage");
   {
-    RawDb raw(dir.db());
+    RawDb raw(dir.Path("db"));
     raw.Put(Family::kIdempotency, expired, Record(2999));
     raw.Put(Family::kIdempotency, live, Record(3000));
     raw.Put(Family::kIdempotency, garbage, "\xff\xff");
     raw.Put(Family::kTenants, "old", Record(1));
   }
   {
-    RawDb raw(dir.db(), NewStoreResources([] { return int64_t{3000}; }));
+    RawDb raw(dir.Path("db"), NewStoreResources([] { return int64_t{3000}; }));
     ASSERT_TRUE(raw.ok());
     rocksdb::CompactRangeOptions options;
     options.bottommost_level_compaction =

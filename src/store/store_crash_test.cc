@@ -148,9 +148,9 @@ TEST_P(StoreCrashTest, EveryAcknowledgedBatchSurvivesSigkill) {
   uint64_t present = 0;
   for (int kill_after : {1, 25, 200}) {
     const uint64_t last_ack =
-        CommitUntilKilled(dir.db(), sync, present + 1, kill_after);
+        CommitUntilKilled(dir.Path("db"), sync, present + 1, kill_after);
     ASSERT_GE(last_ack, present + static_cast<uint64_t>(kill_after));
-    present = ExpectAcknowledgedPrefix(dir.db(), last_ack);
+    present = ExpectAcknowledgedPrefix(dir.Path("db"), last_ack);
     if (HasFailure()) return;
   }
 }

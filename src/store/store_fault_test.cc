@@ -78,7 +78,7 @@ class StoreFaultTest : public ::testing::TestWithParam<bool> {
 
 TEST_P(StoreFaultTest, FullDiskFailsCommitAndTheStoreStaysFailed) {
   {
-    auto store = OpenStore(dir_.db(), sync(), faults_.env());
+    auto store = OpenStore(dir_.Path("db"), sync(), faults_.env());
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(CommitOne(*store, EnqueueBatch(*store, 1)).ok());
     ASSERT_TRUE(CommitOne(*store, EnqueueBatch(*store, 2)).ok());
@@ -100,7 +100,7 @@ TEST_P(StoreFaultTest, FullDiskFailsCommitAndTheStoreStaysFailed) {
     EXPECT_TRUE(HasJob(*store, 1));
   }
   faults_.FailAppends(false);
-  auto store = OpenStore(dir_.db());
+  auto store = OpenStore(dir_.Path("db"));
   ASSERT_NE(store, nullptr);
   EXPECT_FALSE(store->failed());
   EXPECT_TRUE(HasJob(*store, 1));
@@ -113,7 +113,7 @@ TEST_P(StoreFaultTest, FullDiskFailsCommitAndTheStoreStaysFailed) {
 
 TEST_P(StoreFaultTest, FailureMidCommitWritesNothingAfterTheFailingBatch) {
   {
-    auto store = OpenStore(dir_.db(), sync(), faults_.env());
+    auto store = OpenStore(dir_.Path("db"), sync(), faults_.env());
     ASSERT_NE(store, nullptr);
     faults_.FailAppends(true, "POISON");
     std::vector<WriteBatch> batches;
@@ -126,7 +126,7 @@ TEST_P(StoreFaultTest, FailureMidCommitWritesNothingAfterTheFailingBatch) {
     EXPECT_TRUE(store->failed());
   }
   faults_.FailAppends(false);
-  auto store = OpenStore(dir_.db());
+  auto store = OpenStore(dir_.Path("db"));
   ASSERT_NE(store, nullptr);
   // Batch 1 reached the log (the page cache) before batch 2 failed; only a
   // power loss could drop it. The caller acknowledged none of the three.
@@ -141,7 +141,7 @@ TEST_P(StoreFaultTest, FailureMidCommitWritesNothingAfterTheFailingBatch) {
 // the batch, however many log blocks it spans.
 TEST_P(StoreFaultTest, TornWriteOfACrossFamilyBatchLeavesNoneOfIt) {
   {
-    auto store = OpenStore(dir_.db(), sync(), faults_.env());
+    auto store = OpenStore(dir_.Path("db"), sync(), faults_.env());
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(CommitOne(*store, EnqueueBatch(*store, 1)).ok());
     faults_.SetTornWrites(true);
@@ -155,10 +155,10 @@ TEST_P(StoreFaultTest, TornWriteOfACrossFamilyBatchLeavesNoneOfIt) {
   }
   EXPECT_GE(faults_.injected_failures(), 1u);
   // The torn half really is in the log for recovery to deal with.
-  EXPECT_GT(WalBytes(dir_.db()), uintmax_t{100} << 10);
+  EXPECT_GT(WalBytes(dir_.Path("db")), uintmax_t{100} << 10);
   faults_.FailAppends(false);
   faults_.SetTornWrites(false);
-  auto store = OpenStore(dir_.db());
+  auto store = OpenStore(dir_.Path("db"));
   ASSERT_NE(store, nullptr);
   EXPECT_TRUE(HasJob(*store, 1));
   EXPECT_FALSE(HasJob(*store, 7));
@@ -173,7 +173,7 @@ TEST(StoreSyncFaultTest, FailedSyncFailsCommitAndTheBatchIsAllOrNothing) {
   ScopedTempDir dir;
   FaultInjectionEnv faults;
   {
-    auto store = OpenStore(dir.db(), /*sync=*/true, faults.env());
+    auto store = OpenStore(dir.Path("db"), /*sync=*/true, faults.env());
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(CommitOne(*store, EnqueueBatch(*store, 1)).ok());
     faults.FailSyncs(true);
@@ -186,7 +186,7 @@ TEST(StoreSyncFaultTest, FailedSyncFailsCommitAndTheBatchIsAllOrNothing) {
     EXPECT_EQ(faults.append_calls(), appends);
   }
   faults.FailSyncs(false);
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   EXPECT_TRUE(HasJob(*store, 1));
   EXPECT_FALSE(HasJob(*store, 5));
@@ -206,12 +206,12 @@ TEST(StoreReadFaultTest, AFailedReadNamesTheFamilyAndTheKey) {
   ScopedTempDir dir;
   FaultInjectionEnv faults;
   {
-    auto store = OpenStore(dir.db(), false, faults.env());
+    auto store = OpenStore(dir.Path("db"), false, faults.env());
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(CommitOne(*store, EnqueueBatch(*store, 42)).ok());
   }
   // Reopening flushes the recovered log to a table file: reads go to disk.
-  auto store = OpenStore(dir.db(), false, faults.env());
+  auto store = OpenStore(dir.Path("db"), false, faults.env());
   ASSERT_NE(store, nullptr);
   faults.FailTableReads(true);
   const std::string where = "get from jobs key 000000000000002a";

@@ -130,7 +130,7 @@ void ExpectFixture(const Store& store, const Fixture& f) {
 
 TEST(StoreTest, FreshStoreIsEmptyAndNotFailed) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   EXPECT_FALSE(store->failed());
   EXPECT_TRUE(AllReady(*store).empty());
@@ -146,13 +146,13 @@ TEST(StoreTest, ReopenKeepsEveryKindOfRecord) {
   ScopedTempDir dir;
   Fixture fixture;
   {
-    auto store = OpenStore(dir.db());
+    auto store = OpenStore(dir.Path("db"));
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(CommitOne(*store, fixture.Batch(*store)).ok());
     ExpectFixture(*store, fixture);
   }
   for (int reopen = 0; reopen < 2; ++reopen) {
-    auto store = OpenStore(dir.db());
+    auto store = OpenStore(dir.Path("db"));
     ASSERT_NE(store, nullptr);
     ExpectFixture(*store, fixture);
   }
@@ -160,8 +160,8 @@ TEST(StoreTest, ReopenKeepsEveryKindOfRecord) {
 
 TEST(StoreTest, FormatVersionIsWrittenOnCreate) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.db()), nullptr); }
-  RawDb raw(dir.db());
+  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
+  RawDb raw(dir.Path("db"));
   ASSERT_TRUE(raw.ok());
   auto value = raw.Get(Family::kMeta, std::string(kFormatVersionKey));
   ASSERT_TRUE(value.has_value());
@@ -172,7 +172,7 @@ TEST(StoreTest, FormatVersionIsWrittenOnCreate) {
 
 TEST(StoreTest, ScanReadyReturnsTenantPoolPriorityThenArrivalOrder) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db(), /*sync=*/false);
+  auto store = OpenStore(dir.Path("db"), /*sync=*/false);
   ASSERT_NE(store, nullptr);
   std::vector<ReadyKey> keys;
   for (uint32_t tenant : {2u, 1u, 300u}) {
@@ -202,7 +202,7 @@ TEST(StoreTest, ScanReadyReturnsTenantPoolPriorityThenArrivalOrder) {
 
 TEST(StoreTest, ScanScheduledReturnsDueTimeOrderIncludingNegativeTimes) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db(), /*sync=*/false);
+  auto store = OpenStore(dir.Path("db"), /*sync=*/false);
   ASSERT_NE(store, nullptr);
   const std::vector<ScheduledKey> ordered = {
       {INT64_MIN, 5}, {-1000, 1}, {-1, 9}, {0, 0}, {0, 3}, {1700000000000, 2}};
@@ -224,7 +224,7 @@ TEST(StoreTest, ScanScheduledReturnsDueTimeOrderIncludingNegativeTimes) {
 
 TEST(StoreTest, ScanDeadPagesAfterJobIdAndVisitorCanStop) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db(), /*sync=*/false);
+  auto store = OpenStore(dir.Path("db"), /*sync=*/false);
   ASSERT_NE(store, nullptr);
   WriteBatch batch = store->NewBatch();
   for (uint64_t id : {300u, 5u, 70000u, 6u, 1u}) {
@@ -250,7 +250,7 @@ TEST(StoreTest, ScanDeadPagesAfterJobIdAndVisitorCanStop) {
 
 TEST(StoreTest, DeletesRemoveRecordsAndLaterBatchesWin) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   const ReadyKey rk{1, 1, 0, 1};
   const ScheduledKey sk{100, 1};
@@ -294,7 +294,7 @@ TEST(StoreTest, DeletesRemoveRecordsAndLaterBatchesWin) {
 // file.
 TEST(StoreTest, ScanLeasesSeesTheNewestWriteOfEachIdInIdOrder) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db(), /*sync=*/false);
+  auto store = OpenStore(dir.Path("db"), /*sync=*/false);
   ASSERT_NE(store, nullptr);
   auto lease = [](uint64_t token) {
     v1::LeaseRecord record;
@@ -323,26 +323,26 @@ TEST(StoreTest, ScanLeasesSeesTheNewestWriteOfEachIdInIdOrder) {
       {3, 1003}, {9, 1009}, {41, 41}, {70, 70}};
   EXPECT_EQ(scan(*store), want) << "live memtable";
   store.reset();
-  store = OpenStore(dir.db(), /*sync=*/false);
+  store = OpenStore(dir.Path("db"), /*sync=*/false);
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(scan(*store), want) << "after the log is replayed";
   store.reset();
   {
-    RawDb raw(dir.db());
+    RawDb raw(dir.Path("db"));
     ASSERT_TRUE(raw.ok());
     ASSERT_TRUE(
         raw.db()
             ->Flush(rocksdb::FlushOptions(), raw.handle(Family::kLeases))
             .ok());
   }
-  store = OpenStore(dir.db(), /*sync=*/false);
+  store = OpenStore(dir.Path("db"), /*sync=*/false);
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(scan(*store), want) << "from a flushed file";
 }
 
 TEST(StoreTest, ScanJobsReturnsEveryJobInIdOrder) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db(), /*sync=*/false);
+  auto store = OpenStore(dir.Path("db"), /*sync=*/false);
   ASSERT_NE(store, nullptr);
   WriteBatch batch = store->NewBatch();
   for (uint64_t id : {70000u, 3u, 256u, 1u}) batch.PutJob(MakeJob(id));
@@ -362,12 +362,12 @@ TEST(StoreTest, ScanJobsReturnsEveryJobInIdOrder) {
 
 TEST(StoreTest, ScanJobsRefusesARecordFiledUnderAnotherId) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.db()), nullptr); }
+  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
   {
-    RawDb raw(dir.db());
+    RawDb raw(dir.Path("db"));
     raw.Put(Family::kJobs, EncodeJobId(8), MakeJob(9).SerializeAsString());
   }
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   Status s = store->ScanJobs([](const v1::JobRecord&) { return true; });
   EXPECT_EQ(s.code(), StatusCode::kInternal);
@@ -376,7 +376,7 @@ TEST(StoreTest, ScanJobsRefusesARecordFiledUnderAnotherId) {
 
 TEST(StoreTest, GetJobsReturnsOneResultPerIdInOrder) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   WriteBatch batch = store->NewBatch();
   for (uint64_t id : {2u, 4u, 6u}) batch.PutJob(MakeJob(id));
@@ -410,13 +410,13 @@ std::unique_ptr<Store> StoreWithJobsInTableAndMemtable(
     return batch;
   };
   {
-    auto store = OpenStore(dir.db());
+    auto store = OpenStore(dir.Path("db"));
     if (store == nullptr || !CommitOne(*store, batch_of(*store, 1, 200)).ok()) {
       return nullptr;
     }
   }
   // Reopening flushes the first 200 to a table file.
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   if (store == nullptr) return nullptr;
   WriteBatch more = batch_of(*store, 201, 260);
   for (uint64_t id = 100; id < 110; ++id) more.DeleteJob(id);
@@ -527,7 +527,7 @@ TEST(StoreTest, TheEncodedSpecViewHasJobRecordsFields) {
 // The counters stop on the thread that turns them off, and only there.
 TEST(StoreTest, PerfCountersStopOnTheThreadThatTurnsThemOff) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(CommitJob(*store, MakeJob(1)).ok());
   auto memtable_gets = [&] {
@@ -545,7 +545,7 @@ TEST(StoreTest, PerfCountersStopOnTheThreadThatTurnsThemOff) {
 
 TEST(StoreTest, ScanIdempotencySkipsExpiredRecords) {
   ScopedTempDir dir;
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   WriteBatch batch = store->NewBatch();
   v1::IdempotencyRecord record;
@@ -569,9 +569,9 @@ TEST(StoreTest, ScanIdempotencySkipsExpiredRecords) {
 
 TEST(StoreTest, RefusesAnotherFormatVersion) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.db()), nullptr); }
+  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
   {
-    RawDb raw(dir.db());
+    RawDb raw(dir.Path("db"));
     ASSERT_TRUE(raw.ok());
     v1::MetaFormat format;
     format.set_format_version(kFormatVersion + 1);
@@ -579,7 +579,7 @@ TEST(StoreTest, RefusesAnotherFormatVersion) {
             format.SerializeAsString());
   }
   StoreOptions options;
-  options.path = dir.db();
+  options.path = dir.Path("db");
   auto store = Store::Open(options);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
@@ -592,16 +592,16 @@ TEST(StoreTest, RefusesAnotherFormatVersion) {
 TEST(StoreTest, RefusesDataWithoutFormatVersion) {
   ScopedTempDir dir;
   {
-    auto store = OpenStore(dir.db());
+    auto store = OpenStore(dir.Path("db"));
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(CommitJob(*store, MakeJob(1)).ok());
   }
   {
-    RawDb raw(dir.db());
+    RawDb raw(dir.Path("db"));
     raw.Delete(Family::kMeta, std::string(kFormatVersionKey));
   }
   StoreOptions options;
-  options.path = dir.db();
+  options.path = dir.Path("db");
   auto store = Store::Open(options);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
@@ -609,16 +609,16 @@ TEST(StoreTest, RefusesDataWithoutFormatVersion) {
 
 TEST(StoreTest, EmptyDatabaseWithoutFormatVersionIsInitialized) {
   ScopedTempDir dir;
-  { RawDb raw(dir.db()); }  // as if fairqd crashed right after creating it
-  auto store = OpenStore(dir.db());
+  { RawDb raw(dir.Path("db")); }  // as if fairqd crashed right after creating it
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
 }
 
 TEST(StoreTest, RefusesUnknownColumnFamily) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.db()), nullptr); }
+  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
   {
-    RawDb raw(dir.db());
+    RawDb raw(dir.Path("db"));
     rocksdb::ColumnFamilyHandle* extra = nullptr;
     ASSERT_TRUE(raw.db()
                     ->CreateColumnFamily(rocksdb::ColumnFamilyOptions(),
@@ -627,7 +627,7 @@ TEST(StoreTest, RefusesUnknownColumnFamily) {
     ASSERT_TRUE(raw.db()->DestroyColumnFamilyHandle(extra).ok());
   }
   StoreOptions options;
-  options.path = dir.db();
+  options.path = dir.Path("db");
   auto store = Store::Open(options);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
@@ -651,10 +651,10 @@ TEST(StoreTest, UnopenablePathIsUnavailableWithRocksDbReason) {
 // RocksDB's LOCK file keeps a second fairqd off a data directory in use.
 TEST(StoreTest, SecondOpenOfALockedStoreIsUnavailable) {
   ScopedTempDir dir;
-  auto first = OpenStore(dir.db());
+  auto first = OpenStore(dir.Path("db"));
   ASSERT_NE(first, nullptr);
   StoreOptions options;
-  options.path = dir.db();
+  options.path = dir.Path("db");
   auto second = Store::Open(options);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
@@ -664,13 +664,13 @@ TEST(StoreTest, SecondOpenOfALockedStoreIsUnavailable) {
 
 TEST(StoreTest, CorruptValueIsInternalNamingFamilyAndKey) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.db()), nullptr); }
+  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
   {
-    RawDb raw(dir.db());
+    RawDb raw(dir.Path("db"));
     raw.Put(Family::kReady, EncodeReadyKey({1, 2, 3, 4}), "\xff\xff\xff");
     raw.Put(Family::kJobs, EncodeJobId(5), "\x0a\xff");
   }
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   Status s = store->ScanReady(
       [](const ReadyKey&, const v1::ReadyEntry&) { return true; });
@@ -689,12 +689,12 @@ TEST(StoreTest, CorruptValueIsInternalNamingFamilyAndKey) {
 
 TEST(StoreTest, MalformedKeyIsInternal) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.db()), nullptr); }
+  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
   {
-    RawDb raw(dir.db());
+    RawDb raw(dir.Path("db"));
     raw.Put(Family::kLeases, "short", v1::LeaseRecord().SerializeAsString());
   }
-  auto store = OpenStore(dir.db());
+  auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   Status s =
       store->ScanLeases([](uint64_t, const v1::LeaseRecord&) { return true; });

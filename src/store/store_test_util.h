@@ -1,12 +1,10 @@
-// Test helpers for the store: a temporary directory per test, record
-// builders, and readers that collect a whole family into a vector.
+// Test helpers for the store: record builders, and readers that collect a
+// whole family into a vector; each test's directory is a ScopedTempDir.
 #ifndef FAIRQ_STORE_STORE_TEST_UTIL_H_
 #define FAIRQ_STORE_STORE_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,33 +14,11 @@
 #include "rocksdb/db.h"
 #include "store/column_families.h"
 #include "store/store.h"
+#include "tests/util/scoped_temp_dir.h"
 
 namespace fairq::store {
 
-// A fresh directory under gtest's temp dir, removed with everything in it.
-class ScopedTempDir {
- public:
-  ScopedTempDir() {
-    std::string pattern = ::testing::TempDir() + "fairq_store_XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) {
-      ADD_FAILURE() << "mkdtemp failed for " << pattern;
-    }
-    path_ = pattern;
-  }
-  ~ScopedTempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScopedTempDir(const ScopedTempDir&) = delete;
-  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  // The database directory inside it (created by Open).
-  std::string db() const { return path_ + "/db"; }
-
- private:
-  std::string path_;
-};
+using ::fairq::testing::ScopedTempDir;
 
 // The store's database opened with plain RocksDB and the store's own family
 // table, to plant what the Store API cannot write (other versions, garbage).

@@ -77,7 +77,7 @@ std::unique_ptr<Store> Fill(const std::string& dir) {
 
 Store& FilledStore() {
   static ScopedTempDir dir;  // declared first, so it outlives the store
-  static std::unique_ptr<Store> store = Fill(dir.db());
+  static std::unique_ptr<Store> store = Fill(dir.Path("db"));
   return *store;
 }
 
@@ -106,7 +106,7 @@ std::unique_ptr<RawDb> OpenFilledRaw(const std::string& path) {
 
 RawDb& FilledRawStore() {
   static ScopedTempDir dir;
-  static std::unique_ptr<RawDb> raw = OpenFilledRaw(dir.db());
+  static std::unique_ptr<RawDb> raw = OpenFilledRaw(dir.Path("db"));
   return *raw;
 }
 

@@ -3,13 +3,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -19,13 +17,6 @@ namespace {
 constexpr char kPortLine[] = "fairqd listening on port ";
 // Printed before kPortLine when the exporter is on.
 constexpr char kMetricsPortLine[] = "fairqd metrics on port ";
-
-std::string MakeTempDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "fairqd_test_XXXXXX").string();
-  char* made = mkdtemp(pattern.data());
-  return made == nullptr ? "" : std::string(made);
-}
 
 }  // namespace
 
@@ -38,10 +29,9 @@ FairqdProcess::FairqdProcess(std::string config_yaml, std::string listen,
                              std::string metrics_listen)
     : listen_(std::move(listen)),
       metrics_listen_(std::move(metrics_listen)),
-      dir_(MakeTempDir()) {
-  data_dir_ = dir_ + "/data";
-  config_path_ = dir_ + "/fairqd.yaml";
-  log_path_ = dir_ + "/fairqd.log";
+      data_dir_(dir_.Path("data")),
+      config_path_(dir_.Path("fairqd.yaml")),
+      log_path_(dir_.Path("fairqd.log")) {
   WriteConfig(config_yaml);
 }
 
@@ -60,8 +50,6 @@ bool FairqdProcess::Reload(const std::string& config_yaml) {
 
 FairqdProcess::~FairqdProcess() {
   if (running()) Kill();
-  std::error_code ignored;
-  std::filesystem::remove_all(dir_, ignored);
 }
 
 bool FairqdProcess::Start() {

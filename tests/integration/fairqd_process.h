@@ -16,6 +16,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "fairq/v1/fairq.grpc.pb.h"
+#include "tests/util/scoped_temp_dir.h"
 
 namespace fairq::testing {
 
@@ -66,7 +67,7 @@ class FairqdProcess {
 
   std::string listen_;
   std::string metrics_listen_;
-  std::string dir_;       // temp root: config, log, data
+  ScopedTempDir dir_{"fairqd_test"};  // config, log, data; outlives the child
   std::string data_dir_;
   std::string config_path_;
   std::string log_path_;
