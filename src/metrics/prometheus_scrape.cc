@@ -27,12 +27,6 @@ MetricFamily GaugeFamily(std::string name, std::string help) {
   return MetricFamily{std::move(name), std::move(help), MetricType::Gauge, {}};
 }
 
-int64_t UnixNowMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 // One tenant label in one pool, as a scrape exports it.
@@ -62,6 +56,11 @@ struct PrometheusMetrics::ScrapeView {
   std::vector<std::pair<std::string, double>> weights;     // own labels only
   std::vector<Pool> pools;
   uint32_t tenant_series = 0;
+  // The dispatcher's time at the snapshot. Ages are taken against it, not
+  // against this thread's wall clock: the oldest-ready times are broker
+  // time, which runs ahead of the wall clock for a while after the wall
+  // clock steps back (server/broker/broker_clock.h).
+  int64_t taken_ms = 0;
 };
 
 // A tenant with jobs in a pool now, or slot-seconds in it over the window.
@@ -193,6 +192,7 @@ PrometheusMetrics::ScrapeView PrometheusMetrics::Digest(
     view.pools.push_back({PoolName(pool), state.pools[pool]});
   }
   view.tenant_series = labels_.labeled();
+  view.taken_ms = now_ms;
   return view;
 }
 
@@ -235,8 +235,6 @@ std::optional<PrometheusMetrics::ScrapeView> PrometheusMetrics::Snapshot()
 
 void PrometheusMetrics::AppendTenantGauges(
     const ScrapeView& view, std::vector<MetricFamily>& families) const {
-  // Ages are taken now, at the scrape, so they grow while a job waits.
-  int64_t now_ms = UnixNowMs();
   MetricFamily age =
       GaugeFamily("fairq_oldest_ready_age_seconds",
                   "Age of the oldest READY job at scrape time; 0 when none.");
@@ -254,7 +252,8 @@ void PrometheusMetrics::AppendTenantGauges(
   for (const ScrapeRow& row : view.rows) {
     std::vector<ClientMetric::Label> labels = {{"tenant", row.tenant},
                                                {"pool", row.pool}};
-    int64_t age_ms = row.oldest_ready_ms ? now_ms - *row.oldest_ready_ms : 0;
+    int64_t age_ms =
+        row.oldest_ready_ms ? view.taken_ms - *row.oldest_ready_ms : 0;
     age.metric.push_back(GaugeMetric(
         labels, static_cast<double>(std::max<int64_t>(0, age_ms)) / 1000));
     for (auto [state, count] :
