@@ -21,7 +21,6 @@ struct Outcome {
 
 class SimulateCommandTest : public ::testing::Test {
  protected:
-
   // Runs `fairqctl ARGS`; stderr goes to a file in this test's directory.
   Outcome Fairqctl(const std::string& args) {
     std::string err_path = dir_.Path("stderr.txt");

@@ -2,9 +2,7 @@
 #include "server/broker/broker.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <memory>
 
 #include "google/protobuf/util/time_util.h"

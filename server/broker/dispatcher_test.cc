@@ -3,11 +3,9 @@
 #include "server/broker/dispatcher.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <condition_variable>
-#include <filesystem>
 #include <functional>
 #include <future>
 #include <mutex>

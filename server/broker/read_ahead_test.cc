@@ -13,7 +13,7 @@ namespace fairq::server {
 namespace {
 
 TEST(ReadAheadTest, ReadsTheRequestedRangesInOrder) {
-  store::ScopedTempDir dir;
+  testing::ScopedTempDir dir;
   auto store = store::OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   {
@@ -53,7 +53,7 @@ TEST(ReadAheadTest, ReadsTheRequestedRangesInOrder) {
 // A read stops once its specs pass kMaxRangeBytes; the rest of its range
 // is handed back unread, for the planner to ask for again.
 TEST(ReadAheadTest, ARangePastItsByteBudgetIsHandedBackUnreadFromThere) {
-  store::ScopedTempDir dir;
+  testing::ScopedTempDir dir;
   auto store = store::OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   store::WriteBatch batch = store->NewBatch();

@@ -490,7 +490,6 @@ TEST(DaemonConfigTest, YamlSyntaxErrorBecomesStatus) {
 // Each test that touches files gets its own directory.
 class LoadConfigTest : public ::testing::Test {
  protected:
-
   testing::ScopedTempDir dir_{"fairqd_config"};
 };
 

@@ -16,7 +16,6 @@ using ::testing::HasSubstr;
 // Each test writes its files into its own temporary directory.
 class ScenarioTest : public ::testing::Test {
  protected:
-
   std::string Write(const std::string& name, const std::string& text) {
     std::string path = dir_.Path(name);
     std::ofstream(path) << text;

@@ -23,10 +23,12 @@ class ScopedTempDir {
         ::testing::TempDir() + std::string(prefix) + "_XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
       ADD_FAILURE() << "mkdtemp failed for " << pattern;
+      return;  // path_ stays empty: nothing of someone else's is removed
     }
     path_ = pattern;
   }
   ~ScopedTempDir() {
+    if (path_.empty()) return;
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
   }
