@@ -114,9 +114,8 @@ TEST_F(SimulateCommandTest, UnknownPolicyIsAUsageError) {
 }
 
 TEST_F(SimulateCommandTest, MissingScenarioAndBadFlagsAreUsageErrors) {
-  EXPECT_EQ(
-      Fairqctl("simulate '" + dir_.Path("absent.yaml") + "'").exit_code,
-      2);
+  EXPECT_EQ(Fairqctl("simulate '" + dir_.Path("absent.yaml") + "'").exit_code,
+            2);
   EXPECT_EQ(Fairqctl("simulate").exit_code, 2);
   EXPECT_EQ(Fairqctl("frobnicate").exit_code, 2);
   EXPECT_EQ(Fairqctl("--help").exit_code, 0);

@@ -30,8 +30,7 @@ class BrokerClock {
  public:
   using Clock = int64_t (*)();  // microseconds
 
-  explicit BrokerClock(Clock wall_us = NowUnixUs,
-                       Clock steady_us = NowSteadyUs)
+  explicit BrokerClock(Clock wall_us = NowUnixUs, Clock steady_us = NowSteadyUs)
       : wall_us_(wall_us), steady_us_(steady_us) {}
 
   // Broker time in Unix milliseconds: never before the wall clock's, never

@@ -86,7 +86,8 @@ class BrokerMetricsTest : public ::testing::Test {
   void Open() {
     broker_.reset();
     store_.reset();
-    store_ = std::move(store::Store::Open({dir_.path(), false, nullptr})).value();
+    store_ =
+        std::move(store::Store::Open({dir_.path(), false, nullptr})).value();
     broker_ =
         std::move(Broker::Create(config_, store_.get(), metrics_)).value();
     Turn turn(store_->NewBatch());

@@ -109,8 +109,8 @@ void Dispatcher::Loop() {
     std::optional<std::chrono::steady_clock::time_point> wake;
     if (std::optional<int64_t> at = broker_->NextDeadline()) {
       wake = std::chrono::steady_clock::now() +
-             std::chrono::milliseconds(std::clamp<int64_t>(
-                 *at - clock_.Now(), 0, kLongestSleepMs));
+             std::chrono::milliseconds(
+                 std::clamp<int64_t>(*at - clock_.Now(), 0, kLongestSleepMs));
     }
     commands.clear();
     open = NextCommands(wake, &commands);

@@ -502,8 +502,7 @@ TEST_F(LoadConfigTest, ErrorsNameThePath) {
 }
 
 TEST_F(LoadConfigTest, MissingFileOrDirectoryIsNotFound) {
-  for (const std::string& path :
-       {dir_.Path("absent.yaml"), dir_.path()}) {
+  for (const std::string& path : {dir_.Path("absent.yaml"), dir_.path()}) {
     StatusOr<DaemonConfig> config = LoadConfig(path);
     ASSERT_FALSE(config.ok()) << path;
     EXPECT_EQ(config.status().code(), StatusCode::kNotFound);

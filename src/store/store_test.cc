@@ -609,7 +609,9 @@ TEST(StoreTest, RefusesDataWithoutFormatVersion) {
 
 TEST(StoreTest, EmptyDatabaseWithoutFormatVersionIsInitialized) {
   ScopedTempDir dir;
-  { RawDb raw(dir.Path("db")); }  // as if fairqd crashed right after creating it
+  {
+    RawDb raw(dir.Path("db"));
+  }  // as if fairqd crashed right after creating it
   auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
 }

@@ -8,12 +8,11 @@
 #ifndef FAIRQ_TESTS_INTEGRATION_FAIRQD_PROCESS_H_
 #define FAIRQ_TESTS_INTEGRATION_FAIRQD_PROCESS_H_
 
+#include <grpcpp/grpcpp.h>
 #include <sys/types.h>
 
 #include <memory>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 #include "fairq/v1/fairq.grpc.pb.h"
 #include "tests/util/scoped_temp_dir.h"
