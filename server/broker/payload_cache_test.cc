@@ -45,26 +45,6 @@ TEST(PayloadCacheTest, TakeReturnsAnEncodedSpecAsItWasPut) {
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
-// The map's probe position is the id itself: ids equal modulo any table
-// size share one, and are still each found, and only once.
-TEST(PayloadCacheTest, IdsThatShareAProbePositionAreAllKept) {
-  PayloadCache cache(1 << 24);
-  constexpr uint64_t kStride = uint64_t{1} << 20;
-  for (uint64_t i = 1; i <= 3'000; ++i) {
-    cache.PutEncoded(i * kStride, std::to_string(i), 0);
-    cache.PutEncoded(i * kStride + 1, "next " + std::to_string(i), 0);
-  }
-  for (uint64_t i = 3'000; i >= 1; --i) {
-    std::optional<PayloadCache::Entry> entry = cache.Take(i * kStride);
-    ASSERT_TRUE(entry) << i;
-    EXPECT_EQ(entry->encoded_spec, std::to_string(i));
-    EXPECT_FALSE(cache.Take(i * kStride));
-  }
-  for (uint64_t i = 1; i <= 3'000; ++i) {
-    EXPECT_TRUE(cache.Contains(i * kStride + 1)) << i;
-  }
-}
-
 // A replaced entry's bytes are freed before room is made for the new one.
 TEST(PayloadCacheTest, PuttingAnIdAgainReplacesItsEntry) {
   const std::string payload(1000, 'x');
