@@ -4,7 +4,7 @@
 // so without more a busy broker would keep one for every lease granted in
 // the last lease duration: 30 s at 100k leases a second is 3M entries,
 // 72 MB, and each push, pop and growth of the heap works through them. So
-// once it holds more than twice the entries that were live at its last
+// once it has grown to twice the entries that were live at its last
 // purge, plus kSlack, Push drops the stale ones (those `is_live` refuses)
 // in one pass: amortised O(1) a push, and about twice the live timers kept.
 //
