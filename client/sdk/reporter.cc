@@ -10,8 +10,6 @@
 namespace fairq::client::internal {
 namespace {
 
-constexpr size_t kMaxItems = 1000;  // per Complete or Fail call (the API's)
-
 // What the broker answers an item whose report of `kind` it took but no
 // longer remembers (it restarted since, or its memory of reports moved on;
 // a remembered one is answered OK): a completed job, or one failed for
@@ -84,12 +82,13 @@ void Reporter::Send(const std::vector<Item>& items) {
   for (const Item& item : items) {
     (item.kind == Kind::kSuccess ? completions : failures).push_back(&item);
   }
-  for (size_t at = 0; at < completions.size(); at += kMaxItems) {
-    size_t end = std::min(completions.size(), at + kMaxItems);
+  const size_t most = options_->max_report_batch;
+  for (size_t at = 0; at < completions.size(); at += most) {
+    size_t end = std::min(completions.size(), at + most);
     SendCompletions({completions.begin() + at, completions.begin() + end});
   }
-  for (size_t at = 0; at < failures.size(); at += kMaxItems) {
-    size_t end = std::min(failures.size(), at + kMaxItems);
+  for (size_t at = 0; at < failures.size(); at += most) {
+    size_t end = std::min(failures.size(), at + most);
     SendFailures({failures.begin() + at, failures.begin() + end});
   }
 }

@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -135,6 +136,33 @@ TEST_F(ReporterTest, AReportOfAJobNoLongerLiveIsAnError) {
   ASSERT_EQ(errors_.size(), 1u);
   EXPECT_NE(errors_[0].find("NOT_FOUND"), std::string::npos) << errors_[0];
   EXPECT_EQ(errors_[0].find("may have"), std::string::npos) << errors_[0];
+}
+
+// Reports that pile up while a call is in flight go out in calls of at
+// most max_report_batch items, so a broker whose max_batch is smaller than
+// the API's 1,000 takes them all. The first call is refused once and sent
+// again 100 ms later; the reports made meanwhile pile up. (With calls of
+// up to 1,000 the broker refused them whole, and the jobs, all done,
+// would have run again.)
+TEST_F(ReporterTest, PiledUpReportsGoInCallsTheBrokersMaxBatchTakes) {
+  Serve(/*refusals=*/1);
+  options_.retry = {5, milliseconds(100), milliseconds(100), 0};
+  broker_->LimitBatch(2);
+  options_.max_report_batch = 2;
+  {
+    Reporter reporter(channel_.get(), stub_.get(), &options_, &counters_,
+                      nullptr);
+    for (uint64_t id = 1; id <= 5; ++id) {
+      reporter.Report(Job(id), Reporter::Kind::kSuccess, "",
+                      std::chrono::nanoseconds(0));
+    }
+  }
+  std::vector<uint64_t> completed = broker_->completed();
+  std::sort(completed.begin(), completed.end());
+  EXPECT_EQ(completed, (std::vector<uint64_t>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(counters_.succeeded.load(), 5u);
+  EXPECT_EQ(counters_.report_errors.load(), 0u);
+  EXPECT_TRUE(errors_.empty()) << errors_[0];
 }
 
 // A handler's error text goes out as the broker takes it (ErrorText).

@@ -9,7 +9,9 @@
 // with the jobs offered (Offer), up to the call's max_jobs, else none;
 // Heartbeat acknowledges (with the lease length set by
 // LeaseLengthOnHeartbeat, if any), or with HoldHeartbeats(n) holds each call
-// until n are in flight together. It keeps what it was sent.
+// until n are in flight together. It keeps what it was sent. With
+// LimitBatch(n) a Complete or Fail of more than n items is refused whole
+// with INVALID_ARGUMENT, as fairqd does past its max_batch.
 //
 // Thread-safe: gRPC's threads call the handlers, the test reads.
 #ifndef FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
@@ -58,6 +60,7 @@ class StandInBroker final : public v1::Worker::Service {
     std::unique_lock<std::mutex> lock(mu_);
     ++acks_;
     if (refusals_-- > 0) return Refusal();
+    if (request->completions_size() > max_batch_) return TooLarge();
     for (const v1::Completion& done : request->completions()) {
       if (Take(done.job_id(), response, grpc::StatusCode::NOT_FOUND)) {
         completed_.push_back(done.job_id());
@@ -72,6 +75,7 @@ class StandInBroker final : public v1::Worker::Service {
     std::unique_lock<std::mutex> lock(mu_);
     ++acks_;
     if (refusals_-- > 0) return Refusal();
+    if (request->failures_size() > max_batch_) return TooLarge();
     for (const v1::Failure& failure : request->failures()) {
       if (Take(failure.job_id(), response,
                failure.retryable() ? grpc::StatusCode::FAILED_PRECONDITION
@@ -141,6 +145,12 @@ class StandInBroker final : public v1::Worker::Service {
   void LoseAnswers(int n) {
     std::lock_guard<std::mutex> lock(mu_);
     answers_to_lose_ = n;
+  }
+
+  // Complete and Fail calls of more than `n` items are refused.
+  void LimitBatch(int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    max_batch_ = n;
   }
 
   // Heartbeat calls are answered only once `n` are in flight together
@@ -241,6 +251,11 @@ class StandInBroker final : public v1::Worker::Service {
                         "dispatcher: command queue full");
   }
 
+  grpc::Status TooLarge() const {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "at most " + std::to_string(max_batch_) + " items");
+  }
+
   std::mutex mu_;
   // A Lease or Heartbeat came, held heartbeats were released, or one was
   // canceled early.
@@ -248,6 +263,7 @@ class StandInBroker final : public v1::Worker::Service {
   int refusals_;
   int acks_ = 0;
   int answers_to_lose_ = 0;
+  int max_batch_ = 1000;
   std::vector<uint64_t> taken_;  // jobs whose report was taken
   std::vector<uint64_t> completed_;
   std::vector<std::string> errors_;

@@ -29,6 +29,7 @@ using internal::RunningJob;
 using std::chrono::milliseconds;
 
 constexpr uint32_t kMaxSlots = 10'000;
+constexpr uint32_t kMaxReportBatch = 1000;  // the API's largest batch
 constexpr size_t kMaxPools = 64;
 constexpr milliseconds kMaxLeaseWait{30'000};
 // The least pause of the lease loop after an error or an empty answer that
@@ -46,6 +47,9 @@ Status Validate(const WorkerOptions& o) {
     return Invalid("slots", "must be between 1 and 10000");
   }
   if (o.prefetch > o.slots) return Invalid("prefetch", "must be <= slots");
+  if (o.max_report_batch < 1 || o.max_report_batch > kMaxReportBatch) {
+    return Invalid("max_report_batch", "must be between 1 and 1000");
+  }
   // The broker's rules, so that a worker it would refuse on every Lease
   // fails here instead.
   if (o.pools.size() > kMaxPools) return Invalid("pools", "at most 64");
@@ -350,14 +354,13 @@ std::shared_ptr<RunningJob> WorkerImpl::NextJob() {
   return job;
 }
 
+// A settled job's heartbeats end without the slot: the heartbeat that
+// found its lease lost ends them, and a give-back's acknowledgement does
+// (the Reporter's `reported`), not before, so its lease holds meanwhile.
 void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
-  // A lease lost while the job waited (a heartbeat found it gone): the
-  // broker has or will hand it to someone else, so it is not started.
-  if (job->settled.load()) {
-    heartbeater_->Remove(job.get());
-  } else {
-    RunHandler(job);
-  }
+  // A lease lost while the job waited: the broker has or will hand it to
+  // someone else, so it is not started.
+  if (!job->settled.load()) RunHandler(job);
   {
     std::lock_guard<std::mutex> lock(mu_);
     running_.erase(job);
@@ -371,10 +374,7 @@ void WorkerImpl::RunHandler(const std::shared_ptr<RunningJob>& job) {
   Clock::time_point start = Clock::now();
   Outcome outcome = CallHandler(job->context);
   std::chrono::nanoseconds runtime = Clock::now() - start;
-  if (!job->Settle()) {  // lost, or given back at the stop deadline
-    heartbeater_->Remove(job.get());
-    return;
-  }
+  if (!job->Settle()) return;  // lost, or given back at the stop deadline
   Reporter::Kind kind =
       outcome.kind() == Outcome::Kind::kSuccess ? Reporter::Kind::kSuccess
       : outcome.kind() == Outcome::Kind::kRetry ? Reporter::Kind::kRetry

@@ -883,6 +883,44 @@ TEST(WorkerHeartbeatTest, BeatsGoOnUntilTheReportIsAcknowledged) {
   EXPECT_EQ((*worker)->stats().succeeded, 1u);
 }
 
+// The same for a job given back at Stop()'s deadline: its handler returns
+// as it sees Cancelled(), and the give-back, refused four times, waits out
+// the reporter's backoff while the job's lease is beaten. Before, the beats
+// stopped as the handler returned, before the give-back was taken.
+TEST(WorkerHeartbeatTest, BeatsGoOnUntilAGiveBackIsAcknowledged) {
+  testing::StandInBroker broker(/*refusals=*/4);
+  ASSERT_FALSE(broker.address().empty());
+  broker.Offer(StandInJob(1));
+  WorkerOptions options;
+  options.heartbeat_interval = milliseconds(300);
+  options.stop_timeout = milliseconds(0);
+  auto worker = Worker::Create(broker.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<void> started;
+  std::promise<testing::StandInBroker::Clock::time_point> returned;
+  ASSERT_TRUE((*worker)
+                  ->Start([&](JobContext& job) {
+                    started.set_value();
+                    job.WaitForCancel(kBound);
+                    returned.set_value(testing::StandInBroker::Clock::now());
+                    return Outcome::Success();
+                  })
+                  .ok());
+  std::future<void> running = started.get_future();
+  ASSERT_TRUE(Arrives(running));
+  (*worker)->Stop();
+  const auto returned_at = returned.get_future().get();
+  std::vector<testing::StandInBroker::Clock::time_point> beats =
+      broker.WaitForHeartbeats(1, milliseconds(0));
+  EXPECT_GE(std::count_if(beats.begin(), beats.end(),
+                          [&](auto beat) { return beat > returned_at; }),
+            1);
+  EXPECT_EQ(broker.errors(),
+            std::vector<std::string>{"worker stopped: handler still running "
+                                     "after 0 ms"});
+  EXPECT_EQ((*worker)->stats().given_back, 1u);
+}
+
 // The worker's end cancels a heartbeat in flight (one the broker holds)
 // rather than waiting out its deadline (the 3 s interval), and waits for
 // gRPC's answer to the cancel.
@@ -919,6 +957,12 @@ TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
   EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
   options.prefetch = 1;  // as many as slots
   EXPECT_TRUE(Worker::Create("127.0.0.1:1", options).ok());
+  options.max_report_batch = 0;
+  EXPECT_EQ(Worker::Create("127.0.0.1:1", options).status().message(),
+            "WorkerOptions.max_report_batch: must be between 1 and 1000");
+  options.max_report_batch = 1001;  // more than the API takes
+  EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
+  options.max_report_batch = 1000;
   // "Forever" would overflow the clock once added to now: at most a day.
   options.stop_timeout = milliseconds::max();
   auto forever = Worker::Create("127.0.0.1:1", options);
