@@ -42,22 +42,6 @@ google::protobuf::Timestamp ToTimestamp(
   return out;
 }
 
-// The spec's strings that go in proto3 `string` fields (the payload is
-// `bytes`): one that is not UTF-8 would fail the whole call at the broker's
-// parser, with no word of which field.
-Status CheckUtf8(const JobSpec& spec) {
-  auto invalid = [](const std::string& field) {
-    return Status(Code::kInvalidArgument, field + ": not valid UTF-8");
-  };
-  if (!IsValidUtf8(spec.tenant)) return invalid("tenant");
-  if (!IsValidUtf8(spec.pool)) return invalid("pool");
-  if (!IsValidUtf8(spec.idempotency_key)) return invalid("idempotency_key");
-  for (const auto& [key, value] : spec.labels) {
-    if (!IsValidUtf8(key) || !IsValidUtf8(value)) return invalid("labels");
-  }
-  return Status();
-}
-
 }  // namespace
 
 Status FromGrpc(const grpc::Status& status,
@@ -85,12 +69,24 @@ Status FromAckResult(const v1::AckResult& result) {
   return Status(static_cast<Code>(result.code()), result.message());
 }
 
+Status CheckUtf8(const v1::JobSpec& spec) {
+  auto invalid = [](const std::string& field) {
+    return Status(Code::kInvalidArgument, field + ": not valid UTF-8");
+  };
+  if (!IsValidUtf8(spec.tenant())) return invalid("tenant");
+  if (!IsValidUtf8(spec.pool())) return invalid("pool");
+  if (!IsValidUtf8(spec.idempotency_key())) return invalid("idempotency_key");
+  for (const auto& [key, value] : spec.labels()) {
+    if (!IsValidUtf8(key) || !IsValidUtf8(value)) return invalid("labels");
+  }
+  return Status();
+}
+
 StatusOr<v1::JobSpec> ToProto(const JobSpec& spec) {
   if (spec.delay && spec.not_before) {
     return Status(Code::kInvalidArgument,
                   "delay, not_before: at most one may be set");
   }
-  if (Status utf8 = CheckUtf8(spec); !utf8.ok()) return utf8;
   v1::JobSpec out;
   out.set_tenant(spec.tenant);
   out.set_pool(spec.pool);
@@ -117,6 +113,7 @@ StatusOr<v1::JobSpec> ToProto(const JobSpec& spec) {
     *out.mutable_not_before() = ToTimestamp(*spec.not_before);
   }
   out.mutable_labels()->insert(spec.labels.begin(), spec.labels.end());
+  if (Status utf8 = CheckUtf8(out); !utf8.ok()) return utf8;
   return out;
 }
 

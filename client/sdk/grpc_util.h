@@ -30,7 +30,11 @@ Status FromEnqueueResult(const v1::EnqueueResult& result);
 // One item of an AckResponse.
 Status FromAckResult(const v1::AckResult& result);
 
-// INVALID_ARGUMENT when both delay and not_before are set.
+// The spec's strings that go in proto3 `string` fields (the payload is
+// `bytes`): one that is not UTF-8 would fail the whole call at the broker's
+// parser, with no word of which field. INVALID_ARGUMENT naming the field.
+Status CheckUtf8(const v1::JobSpec& spec);
+// INVALID_ARGUMENT when both delay and not_before are set, or as CheckUtf8.
 StatusOr<v1::JobSpec> ToProto(const JobSpec& spec);
 LeasedJobInfo FromLeasedJob(const v1::LeasedJob& leased);
 

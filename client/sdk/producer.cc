@@ -119,6 +119,7 @@ StatusOr<EnqueueResult> ProducerImpl::Enqueue(const JobSpec& job) {
 }
 
 StatusOr<EnqueueResult> ProducerImpl::Enqueue(const v1::JobSpec& job) {
+  if (Status utf8 = internal::CheckUtf8(job); !utf8.ok()) return utf8;
   v1::EnqueueRequest request;
   *request.mutable_job() = job;
   v1::EnqueueResponse response;
@@ -154,13 +155,20 @@ std::future<StatusOr<EnqueueResult>> ProducerImpl::EnqueueAsync(
 
 void ProducerImpl::EnqueueAsync(const JobSpec& job, Callback done) {
   StatusOr<v1::JobSpec> spec = internal::ToProto(job);
-  if (!spec.ok()) return done(spec.status());
+  if (!spec.ok()) {
+    if (done) done(spec.status());
+    return;
+  }
   EnqueueAsync(*spec, std::move(done));
 }
 
 void ProducerImpl::EnqueueAsync(const v1::JobSpec& job, Callback done) {
+  if (!done) done = [](StatusOr<EnqueueResult>) {};
+  // Checked here, not left to the broker: its parser would refuse the
+  // whole batch this job joins, other callers' jobs with it.
+  Status refused = internal::CheckUtf8(job);
+  if (!refused.ok()) return done(refused);
   size_t bytes = job.ByteSizeLong();
-  Status refused;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closing_) {

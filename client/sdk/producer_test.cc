@@ -221,6 +221,30 @@ TEST_F(ProducerTest, BadInputIsRefusedWithoutACall) {
   EXPECT_EQ(no_tenant.status().code(), Code::kInvalidArgument);
 }
 
+// A raw spec gets the same check: refused alone and before buffering, it
+// does not fail the batch it would have joined (the broker's parser would
+// have refused that whole call, good jobs with it). An empty callback
+// sends its job all the same.
+TEST_F(ProducerTest, ABadRawSpecIsRefusedAloneAndAnEmptyCallbackIsAllowed) {
+  auto producer = MakeProducer();
+  ASSERT_NE(producer, nullptr);
+  v1::JobSpec bad;
+  bad.set_tenant("t");
+  bad.set_idempotency_key("k\xff");
+  EXPECT_EQ(producer->Enqueue(bad).status().message(),
+            "idempotency_key: not valid UTF-8");
+  v1::JobSpec good;
+  good.set_tenant("t");
+  Future good_result = producer->EnqueueAsync(good);
+  Future bad_result = producer->EnqueueAsync(bad);
+  producer->EnqueueAsync(good, nullptr);
+  producer->Flush();
+  EXPECT_EQ(Get(bad_result).status().message(),
+            "idempotency_key: not valid UTF-8");
+  EXPECT_TRUE(Get(good_result).ok());
+  EXPECT_EQ(producer->stats().jobs_sent, 2u);
+}
+
 // The broker goes away and comes back on the same data; the SDK reaches it
 // through a relay whose port stays put while fairqd's changes.
 TEST_F(ProducerTest, RetriesUnavailableUntilTheBrokerIsBack) {

@@ -84,7 +84,9 @@ class Producer {
   // retries, so this is bounded by the retry budget), then stops the sender.
   virtual ~Producer() = default;
 
-  // One Enqueue call, retried on UNAVAILABLE.
+  // One Enqueue call, retried on UNAVAILABLE. A spec whose tenant, pool,
+  // idempotency key or labels are not UTF-8 is refused with
+  // INVALID_ARGUMENT naming the field, without a call (EnqueueAsync too).
   virtual StatusOr<EnqueueResult> Enqueue(const JobSpec& job) = 0;
   virtual StatusOr<EnqueueResult> Enqueue(const v1::JobSpec& job) = 0;
 
@@ -97,7 +99,8 @@ class Producer {
       const v1::JobSpec& job) = 0;
   // As above, calling `done` instead, on the sender thread (so `done` must
   // be quick, must not throw and must not call Flush), or at once on the
-  // caller's thread if the job is refused before buffering.
+  // caller's thread if the job is refused before buffering. An empty
+  // `done` sends the job without telling anyone its result.
   virtual void EnqueueAsync(const JobSpec& job, Callback done) = 0;
   virtual void EnqueueAsync(const v1::JobSpec& job, Callback done) = 0;
 
