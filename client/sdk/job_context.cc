@@ -4,7 +4,14 @@ namespace fairq::client {
 
 template <typename Pred>
 bool JobContext::WaitUntil(std::chrono::milliseconds timeout, Pred raised) {
+  // wait_for adds the timeout to the clock in nanoseconds, so
+  // milliseconds::max() would overflow into the past and return at once.
+  constexpr std::chrono::milliseconds kForever = std::chrono::hours(24 * 36525);
   std::unique_lock<std::mutex> lock(mu_);
+  if (timeout >= kForever) {
+    signalled_.wait(lock, raised);
+    return true;
+  }
   return signalled_.wait_for(lock, timeout, raised);
 }
 

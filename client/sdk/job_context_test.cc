@@ -54,5 +54,18 @@ TEST(JobContextTest, WaitForCancelIgnoresStopAndYield) {
   EXPECT_TRUE(cancelled.get());
 }
 
+// "Until cancelled": a timeout too long to add to the clock waits for the
+// signal. (It overflowed into the past, and the wait returned at once.)
+TEST(JobContextTest, TheLongestTimeoutWaitsForTheSignal) {
+  JobContext job(LeasedJobInfo{});
+  auto cancelled = std::async(std::launch::async, [&] {
+    return job.WaitForCancel(milliseconds::max());
+  });
+  EXPECT_EQ(cancelled.wait_for(milliseconds(50)), std::future_status::timeout);
+  job.Cancel();
+  ASSERT_EQ(cancelled.wait_for(seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(cancelled.get());
+}
+
 }  // namespace
 }  // namespace fairq::client

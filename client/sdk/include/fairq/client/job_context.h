@@ -59,7 +59,8 @@ class JobContext {
 
   // Waits up to `timeout`, returning early (true) as soon as ShouldYield(),
   // Cancelled() or Stopping() is set (at once if one already is); false if
-  // the time ran out. For handlers that pause between steps.
+  // the time ran out. A century or more (milliseconds::max()) waits for
+  // the signal alone. For handlers that pause between steps.
   bool WaitFor(std::chrono::milliseconds timeout);
   // As WaitFor, for Cancelled() only: for a handler that finishes its work
   // even when asked to yield or stop, unless the lease is gone.
