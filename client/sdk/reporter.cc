@@ -130,6 +130,10 @@ void Reporter::SendAndTally(const std::vector<const Item*>& items,
   Status status = WithRetry(
       [&] {
         grpc::ClientContext context;
+        // A broker that restarts is waited for, as heartbeats and Lease
+        // wait, up to the deadline; failing at once spent the retry budget
+        // in a second or two, and the finished jobs ran again.
+        context.set_wait_for_ready(true);
         context.set_deadline(DeadlineIn(options_->rpc_timeout));
         response.Clear();
         return FromGrpc(call(context, response), context);

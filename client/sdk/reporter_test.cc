@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "client/sdk/error_text.h"
+#include "client/sdk/grpc_util.h"
 #include "client/sdk/stand_in_broker.h"
+#include "client/sdk/tcp_relay.h"
 
 namespace fairq::client::internal {
 namespace {
@@ -163,6 +165,37 @@ TEST_F(ReporterTest, PiledUpReportsGoInCallsTheBrokersMaxBatchTakes) {
   EXPECT_EQ(counters_.succeeded.load(), 5u);
   EXPECT_EQ(counters_.report_errors.load(), 0u);
   EXPECT_TRUE(errors_.empty()) << errors_[0];
+}
+
+// A report waits for a broker that is down (gRPC's wait_for_ready), as
+// heartbeats and Lease do: with one attempt allowed, it lands once the
+// broker is back. The broker is reached through a relay that has no target
+// until the channel has failed to connect, which is when a call that does
+// not wait fails. (Such a report was given up on, and the job ran again.)
+TEST_F(ReporterTest, AReportWaitsForABrokerThatIsDown) {
+  Serve(/*refusals=*/0);
+  options_.retry.max_attempts = 1;
+  testing::TcpRelay relay;
+  ASSERT_TRUE(relay.ok());
+  channel_ = MakeChannel(relay.address(), options_.retry);
+  stub_ = v1::Worker::NewStub(channel_);
+  {
+    Reporter reporter(channel_.get(), stub_.get(), &options_, &counters_,
+                      nullptr);
+    reporter.Report(Job(7), Reporter::Kind::kSuccess, "",
+                    std::chrono::nanoseconds(0));
+    auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(10);
+    grpc_connectivity_state state = channel_->GetState(false);
+    while (state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
+           channel_->WaitForStateChange(state, deadline)) {
+      state = channel_->GetState(false);
+    }
+    ASSERT_EQ(state, GRPC_CHANNEL_TRANSIENT_FAILURE);
+    const std::string& address = broker_->address();
+    relay.set_target(std::stoi(address.substr(address.rfind(':') + 1)));
+  }
+  EXPECT_EQ(broker_->completed(), (std::vector<uint64_t>{7}));
+  EXPECT_EQ(counters_.report_errors.load(), 0u);
 }
 
 // A handler's error text goes out as the broker takes it (ErrorText).

@@ -56,9 +56,10 @@ struct WorkerOptions {
   // broker's max_batch (fairqd refuses a larger call whole). Jobs that
   // finish while a report is in flight go out together in the next call.
   uint32_t max_report_batch = 1000;
-  // Complete and Fail are retried on UNAVAILABLE, DEADLINE_EXCEEDED and
-  // RESOURCE_EXHAUSTED (the broker's command queue was full) within this
-  // budget. Lease
+  // Complete and Fail wait for a broker that is down (gRPC wait_for_ready)
+  // up to rpc_timeout, and are retried on UNAVAILABLE, DEADLINE_EXCEEDED
+  // and RESOURCE_EXHAUSTED (the broker's command queue was full) within
+  // this budget. Lease
   // waits for a broker that is down (gRPC wait_for_ready) and is retried
   // with this backoff for as long as the worker runs.
   RetryOptions retry;
