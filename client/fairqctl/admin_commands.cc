@@ -49,22 +49,29 @@ class TenantsCommand final : public RpcCommand {
     set_->add_option("--cap-mode", cap_mode_, "hard or work-conserving")
         ->check(CLI::IsMember({"hard", "work-conserving"}));
     set_->add_option("--floor", floor_, "reserved slots: 2, 25% or none");
-    set_->add_option("--max-queued", max_queued_, "backlog quota (0: none)");
+    set_->add_option("--max-queued", max_queued_, "backlog quota (0: none)")
+        ->check(Decimal());
     set_->add_option("--rate", rate_, "enqueue rate quota, jobs/s (0: none)");
-    set_->add_option("--burst", burst_, "enqueue burst (0: max(1, rate))");
+    set_->add_option("--burst", burst_, "enqueue burst (0: max(1, rate))")
+        ->check(Decimal());
     for (CLI::App* sub : {list_, get_, set_}) AddConnectionFlags(sub);
     return tenants;
   }
 
   int Run(std::ostream& out, std::ostream& err) override {
     if (list_->parsed()) return List(out, err);
+    v1::GetTenantRequest get;
+    get.set_name(name_);
+    if (!StringsAreUtf8(get, err)) return kExitUsage;
     v1::Tenant tenant;
-    grpc::Status status = Get(&tenant);
+    auto get_context = Context();
+    grpc::Status status = Admin()->GetTenant(get_context.get(), get, &tenant);
     if (set_->parsed() &&
         (status.ok() || status.error_code() == grpc::StatusCode::NOT_FOUND)) {
       v1::SetTenantRequest request;
       *request.mutable_tenant() = tenant;
       if (int code = Apply(&request, err); code != kExitOk) return code;
+      if (!StringsAreUtf8(request, err)) return kExitUsage;
       auto context = Context();
       status = Admin()->SetTenant(context.get(), request, &tenant);
     }
@@ -77,13 +84,6 @@ class TenantsCommand final : public RpcCommand {
 
  private:
   const char* name() const override { return "tenants"; }
-
-  grpc::Status Get(v1::Tenant* tenant) {
-    v1::GetTenantRequest request;
-    request.set_name(name_);
-    auto context = Context();
-    return Admin()->GetTenant(context.get(), request, tenant);
-  }
 
   int List(std::ostream& out, std::ostream& err) {
     v1::ListTenantsResponse response;
@@ -179,6 +179,7 @@ class PauseCommand final : public RpcCommand {
   int Run(std::ostream& out, std::ostream& err) override {
     v1::PauseTenantRequest request;
     request.set_name(tenant_);
+    if (!StringsAreUtf8(request, err)) return kExitUsage;
     v1::Tenant tenant;
     auto context = Context();
     grpc::Status status =
@@ -210,6 +211,7 @@ class StatsCommand final : public RpcCommand {
     v1::GetQueueStatsRequest request;
     request.set_tenant(request_tenant_);
     request.set_pool(request_pool_);
+    if (!StringsAreUtf8(request, err)) return kExitUsage;
     v1::GetQueueStatsResponse response;
     auto context = Context();
     grpc::Status status = Admin()->GetQueueStats(context.get(), request, &response);
@@ -249,10 +251,12 @@ class DeadCommand final : public RpcCommand {
     list_ = dead->add_subcommand("list", "dead jobs, oldest first");
     list_->add_option("--tenant", tenant_, "only this tenant");
     list_->add_option("--limit", limit_, "at most this many (1-1000)")
+        ->check(Decimal())
         ->check(CLI::Range(1u, 1000u));
-    list_->add_option("--after", after_, "only jobs after this job id");
+    list_->add_option("--after", after_, "only jobs after this job id")
+        ->check(Decimal());
     requeue_ = dead->add_subcommand("requeue", "back to READY with fresh attempts");
-    requeue_->add_option("job_id", job_id_, "one dead job");
+    requeue_->add_option("job_id", job_id_, "one dead job")->check(Decimal());
     CLI::Option* tenant =
         requeue_->add_option("--tenant", tenant_, "every dead job of a tenant");
     requeue_->add_option("--pool", pool_, "with --tenant: only this pool")
@@ -273,6 +277,7 @@ class DeadCommand final : public RpcCommand {
     request.set_tenant(tenant_);
     request.set_page_size(limit_);
     request.set_after_job_id(after_);
+    if (!StringsAreUtf8(request, err)) return kExitUsage;
     v1::ListDeadLettersResponse response;
     auto context = Context();
     grpc::Status status = Admin()->ListDeadLetters(context.get(), request, &response);
@@ -281,7 +286,8 @@ class DeadCommand final : public RpcCommand {
       o << Pad("JOB", 12) << Pad("TENANT", 20) << Pad("ATTEMPTS", 10) << "LAST ERROR\n";
       for (const v1::Job& job : response.jobs()) {
         o << Pad(std::to_string(job.id()), 12) << Pad(job.spec().tenant(), 20)
-          << Pad(std::to_string(job.attempts()), 10) << job.last_error() << "\n";
+          << Pad(std::to_string(job.attempts()), 10)
+          << Printable(job.last_error()) << "\n";
       }
       if (response.more()) {
         o << "(more: list again with --after " << response.jobs().rbegin()->id()
@@ -303,6 +309,7 @@ class DeadCommand final : public RpcCommand {
       request.mutable_filter()->set_tenant(tenant_);
       request.mutable_filter()->set_pool(pool_);
     }
+    if (!StringsAreUtf8(request, err)) return kExitUsage;
     // The broker moves a filter's matches a call's worth at a time, each
     // call going on after the last id the one before read. A call may move
     // none of a page (another requeue took them first) and still go on; it

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 namespace fairq::ctl {
 
@@ -33,6 +34,26 @@ inline CLI::Validator Finite() {
         return "";
       },
       "FINITE");
+}
+
+// An integer written in decimal: CLI11 reads integers with strtoull and
+// strtoll in base 0, so "010" would be 8, "0x10" 16, and "-1" for an
+// unsigned option 2^64 - 1. `negative`: whether a minus sign may lead.
+inline CLI::Validator Decimal(bool negative = false) {
+  return CLI::Validator(
+      [negative](std::string& input) -> std::string {
+        std::string_view digits = input;
+        if (negative && !digits.empty() && digits.front() == '-') {
+          digits.remove_prefix(1);
+        }
+        bool ok = !digits.empty() && (digits == "0" || digits.front() != '0');
+        for (char c : digits) ok = ok && c >= '0' && c <= '9';
+        if (ok) return "";
+        return "expected a decimal integer" +
+               std::string(negative ? "" : " >= 0") +
+               " without leading zeros, got " + input;
+      },
+      "DECIMAL");
 }
 
 class Command {

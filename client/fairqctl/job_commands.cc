@@ -3,7 +3,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <iostream>
+#include <iterator>
 
 #include "fairqctl/rpc_command.h"
 #include "google/protobuf/util/time_util.h"
@@ -42,7 +43,9 @@ void PrintJob(const v1::Job& job, std::ostream& out) {
       << "attempts    " << job.attempts() << "\n"
       << "enqueued_at " << TimeUtil::ToString(job.enqueued_at()) << "\n"
       << "payload     " << job.spec().payload().size() << " bytes\n";
-  if (!job.last_error().empty()) out << "last_error  " << job.last_error() << "\n";
+  if (!job.last_error().empty()) {
+    out << "last_error  " << Printable(job.last_error()) << "\n";
+  }
 }
 
 class EnqueueCommand final : public RpcCommand {
@@ -51,21 +54,27 @@ class EnqueueCommand final : public RpcCommand {
     CLI::App* sub = app.add_subcommand("enqueue", "queue one job");
     sub->add_option("--tenant", spec_tenant_, "tenant")->required();
     sub->add_option("--pool", pool_, "worker pool (default: default)");
-    sub->add_option("--priority", priority_, "-1000..1000, higher first");
+    sub->add_option("--priority", priority_, "-1000..1000, higher first")
+        ->check(Decimal(/*negative=*/true));
     sub->add_option("--cost", cost_, "estimated worker-seconds (0-1e9)")
         ->check(Finite())
         ->check(CLI::Range(0.0, 1e9));
     CLI::Option* text = sub->add_option("--payload", payload_, "payload text");
     sub->add_option("--payload-file", payload_file_,
-                    "read the payload from a file")
-        ->check(CLI::ExistingFile)
+                    "read the payload from a file (-: standard input)")
+        ->check(CLI::Validator(
+            [](std::string& path) {
+              return path == "-" ? std::string() : CLI::ExistingFile(path);
+            },
+            "FILE or -"))
         ->excludes(text);
     sub->add_option("--key", key_, "idempotency key");
     sub->add_option("--delay", delay_,
                     "seconds before it may run (0-31536000, 365 days)")
         ->check(Finite())
         ->check(CLI::Range(0.0, 365.0 * 86400));
-    sub->add_option("--max-attempts", max_attempts_, "attempts before DEAD");
+    sub->add_option("--max-attempts", max_attempts_, "attempts before DEAD")
+        ->check(Decimal());
     sub->add_option("--label", labels_, "key=value, repeatable");
     AddConnectionFlags(sub);
     return sub;
@@ -74,6 +83,7 @@ class EnqueueCommand final : public RpcCommand {
   int Run(std::ostream& out, std::ostream& err) override {
     v1::EnqueueRequest request;
     if (int code = Build(request.mutable_job(), err); code != kExitOk) return code;
+    if (!StringsAreUtf8(request, err)) return kExitUsage;
     v1::EnqueueResponse response;
     auto context = Context();
     grpc::Status status = Producer()->Enqueue(context.get(), request, &response);
@@ -94,14 +104,12 @@ class EnqueueCommand final : public RpcCommand {
     if (cost_ >= 0) spec->set_estimated_cost_seconds(cost_);
     spec->set_payload(payload_);
     if (!payload_file_.empty()) {
-      std::ifstream file(payload_file_, std::ios::binary);
-      std::stringstream bytes;
-      if (!file || !(bytes << file.rdbuf()) || file.bad()) {
+      std::string why;
+      if (!ReadPayload(spec->mutable_payload(), &why)) {
         err << "fairqctl enqueue: --payload-file: cannot read " << payload_file_
-            << ": " << std::strerror(errno) << "\n";
+            << ": " << why << "\n";
         return kExitUsage;
       }
-      spec->set_payload(bytes.str());
     }
     spec->set_idempotency_key(key_);
     spec->set_max_attempts(max_attempts_);
@@ -121,6 +129,24 @@ class EnqueueCommand final : public RpcCommand {
     return kExitOk;
   }
 
+  // The whole file, or standard input for "-"; an empty one is an empty
+  // payload. (Streaming rdbuf() into a stringstream fails on no bytes.)
+  bool ReadPayload(std::string* bytes, std::string* why) const {
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (payload_file_ != "-") {
+      file.open(payload_file_, std::ios::binary);
+      if (!file) {
+        *why = std::strerror(errno);
+        return false;
+      }
+      in = &file;
+    }
+    bytes->assign(std::istreambuf_iterator<char>(*in), {});
+    if (in->bad()) *why = "read error";
+    return !in->bad();
+  }
+
   std::string spec_tenant_, pool_, payload_, payload_file_, key_;
   int32_t priority_ = 0;
   double cost_ = -1;
@@ -138,7 +164,7 @@ class JobIdCommand final : public RpcCommand {
     CLI::App* sub = cancel_
                         ? app.add_subcommand("cancel", "cancel a READY or SCHEDULED job")
                         : app.add_subcommand("get", "show a job");
-    sub->add_option("job_id", job_id_, "job id")->required();
+    sub->add_option("job_id", job_id_, "job id")->required()->check(Decimal());
     AddConnectionFlags(sub);
     return sub;
   }

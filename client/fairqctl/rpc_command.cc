@@ -3,11 +3,14 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 #include "base/code_name.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/time_util.h"
+#include "sdk/utf8.h"
 
 namespace fairq::ctl {
 namespace {
@@ -34,7 +37,50 @@ const char* Explain(grpc::StatusCode code) {
   }
 }
 
+// The path of the first `string` field in `message` that is not UTF-8
+// ("job.labels" for a map's key or value).
+std::optional<std::string> NotUtf8(const google::protobuf::Message& message,
+                                   const std::string& prefix) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const std::string path = prefix + field->name();
+    const int n =
+        field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+    for (int i = 0; i < n; ++i) {
+      if (field->type() == FieldDescriptor::TYPE_STRING) {
+        std::string scratch;
+        const std::string& value =
+            field->is_repeated()
+                ? reflection->GetRepeatedStringReference(message, field, i,
+                                                         &scratch)
+                : reflection->GetStringReference(message, field, &scratch);
+        if (!client::internal::IsValidUtf8(value)) return path;
+      } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        const google::protobuf::Message& inner =
+            field->is_repeated()
+                ? reflection->GetRepeatedMessage(message, field, i)
+                : reflection->GetMessage(message, field);
+        if (auto bad = NotUtf8(inner, path + ".")) {
+          return field->is_map() ? path : *bad;
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+bool RpcCommand::StringsAreUtf8(const google::protobuf::Message& request,
+                                std::ostream& err) const {
+  std::optional<std::string> bad = NotUtf8(request, "");
+  if (bad)
+    err << "fairqctl " << name() << ": " << *bad << ": not valid UTF-8\n";
+  return !bad;
+}
 
 void RpcCommand::AddConnectionFlags(CLI::App* sub) {
   const char* env = std::getenv("FAIRQ_SERVER");
@@ -50,7 +96,12 @@ void RpcCommand::AddConnectionFlags(CLI::App* sub) {
 
 std::shared_ptr<grpc::Channel> RpcCommand::Channel() {
   if (!channel_) {
-    channel_ = grpc::CreateChannel(server_, grpc::InsecureChannelCredentials());
+    // gRPC's default 4 MiB would refuse a job with a larger payload (up to
+    // 64 MiB) or a long tenant list, as RESOURCE_EXHAUSTED.
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    channel_ = grpc::CreateCustomChannel(
+        server_, grpc::InsecureChannelCredentials(), args);
   }
   return channel_;
 }
@@ -113,6 +164,29 @@ int RpcCommand::Fail(const grpc::Status& status, std::ostream& err,
 
 std::string Pad(const std::string& text, size_t width) {
   return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+std::string Printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next =
+        i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xf]};
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // C1: U+0080-9F
+      out += {'\\', 'u', '0', '0', kHex[next >> 4], kHex[next & 0xf]};
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 std::string Seconds(const google::protobuf::Duration& d) {

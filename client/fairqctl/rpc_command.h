@@ -7,11 +7,12 @@
 #ifndef FAIRQ_CLIENT_FAIRQCTL_RPC_COMMAND_H_
 #define FAIRQ_CLIENT_FAIRQCTL_RPC_COMMAND_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <ostream>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
+#include <string_view>
 
 #include "fairq/v1/fairq.grpc.pb.h"
 #include "fairqctl/command.h"
@@ -36,6 +37,12 @@ class RpcCommand : public Command {
   int Fail(const grpc::Status& status, std::ostream& err,
            const grpc::ClientContext* context = nullptr) const;
 
+  // False, with the field named on `err`, if a `string` field of `request`
+  // is not UTF-8: the broker's parser would refuse the call as INTERNAL,
+  // naming no field. Call before sending; exit with kExitUsage on false.
+  bool StringsAreUtf8(const google::protobuf::Message& request,
+                      std::ostream& err) const;
+
   bool json() const { return json_; }
 
  private:
@@ -50,6 +57,10 @@ class RpcCommand : public Command {
 
 // Column formatting for the human tables.
 std::string Pad(const std::string& text, size_t width);
+// `text` with control characters escaped (\n, \t, \xNN; C1 as \u0080),
+// for text from workers (errors) printed to a terminal: one line, and no
+// escape sequence reaches the operator's terminal.
+std::string Printable(std::string_view text);
 std::string Seconds(const google::protobuf::Duration& d);
 
 }  // namespace fairq::ctl

@@ -1,25 +1,36 @@
 // fairqctl's gRPC subcommands against a real fairqd, run as a user would:
 // the binary, its output and its exit code.
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <string>
 
+#include "fairq/v1/fairq.grpc.pb.h"
 #include "tests/integration/fairqd_process.h"
 #include "tests/integration/run_command.h"
+#include "tests/util/scoped_temp_dir.h"
 
 namespace fairq::ctl {
 namespace {
 
 using Result = testing::CommandResult;  // output: stdout and stderr
 
+// fairqctl with `args` against fairqd on `port`; `input`, if any, is a
+// shell command whose output goes to fairqctl's standard input.
+Result RunAgainst(int port, const std::string& args,
+                  const std::string& input = "") {
+  return testing::RunCommand((input.empty() ? "" : input + " | ") +
+                             std::string(FAIRQCTL_PATH) + " " + args +
+                             " --server 127.0.0.1:" + std::to_string(port) +
+                             " --timeout 10 2>&1");
+}
+
 class FairqctlTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(fairqd_.Start()) << fairqd_.error(); }
 
-  Result Run(const std::string& args) {
-    return testing::RunCommand(std::string(FAIRQCTL_PATH) + " " + args +
-                               " --server 127.0.0.1:" +
-                               std::to_string(fairqd_.port()) +
-                               " --timeout 10 2>&1");
+  Result Run(const std::string& args, const std::string& input = "") {
+    return RunAgainst(fairqd_.port(), args, input);
   }
 
   testing::FairqdProcess fairqd_;
@@ -108,6 +119,82 @@ TEST_F(FairqctlTest, ErrorsAreInPlainWordsWithNonZeroExit) {
   EXPECT_NE(cap.output.find("--cap"), std::string::npos) << cap.output;
 }
 
+// Strings the broker's parser would refuse as INTERNAL, naming no field,
+// are refused before the call, naming it (exit 2). `printf` makes the
+// Latin-1 bytes, as a terminal in that encoding would.
+TEST_F(FairqctlTest, TextThatIsNotUtf8IsRefusedNamingTheField) {
+  Result label =
+      Run("enqueue --tenant acme --label \"note=$(printf 'caf\\351')\"");
+  EXPECT_EQ(label.exit_code, 2) << label.output;
+  EXPECT_EQ(label.output, "fairqctl enqueue: job.labels: not valid UTF-8\n");
+  Result pause = Run("pause \"$(printf 'a\\377')\"");
+  EXPECT_EQ(pause.exit_code, 2) << pause.output;
+  EXPECT_EQ(pause.output, "fairqctl pause: name: not valid UTF-8\n");
+  Result org = Run("tenants set acme --org \"$(printf '\\300')\"");
+  EXPECT_EQ(org.exit_code, 2) << org.output;
+  EXPECT_EQ(org.output, "fairqctl tenants: tenant.org: not valid UTF-8\n");
+}
+
+// An empty file is an empty payload, and "-" reads standard input.
+TEST_F(FairqctlTest, PayloadFromAnEmptyFileOrStandardInput) {
+  Result empty = Run("enqueue --tenant acme --payload-file /dev/null");
+  ASSERT_EQ(empty.exit_code, 0) << empty.output;
+  EXPECT_EQ(empty.output, "job 1\n");
+  EXPECT_NE(Run("get 1").output.find("payload     0 bytes"), std::string::npos);
+  Result piped = Run("enqueue --tenant acme --payload-file -", "printf 'xyz'");
+  ASSERT_EQ(piped.exit_code, 0) << piped.output;
+  Result json = Run("get 2 --json");
+  EXPECT_NE(json.output.find("\"payload\":\"eHl6\""), std::string::npos)
+      << json.output;  // base64 of "xyz"
+}
+
+// A worker's error may hold newlines and escape sequences: the tables show
+// them escaped, on one line, and never send them to the terminal.
+TEST_F(FairqctlTest, AWorkersErrorIsPrintedEscaped) {
+  ASSERT_EQ(Run("enqueue --tenant acme --max-attempts 1").exit_code, 0);
+  v1::LeaseRequest lease;
+  lease.set_worker_id("w");
+  lease.set_slots(1);
+  lease.set_max_jobs(1);
+  v1::LeaseResponse leased;
+  grpc::ClientContext lease_context;
+  ASSERT_TRUE(fairqd_.Worker()->Lease(&lease_context, lease, &leased).ok());
+  ASSERT_EQ(leased.jobs_size(), 1);
+  v1::FailRequest fail;
+  v1::Failure* failure = fail.add_failures();
+  failure->set_job_id(leased.jobs(0).job().id());
+  failure->set_lease_token(leased.jobs(0).lease_token());
+  failure->set_error("boom\n\x1b[2Jgone\xc2\x9b");
+  v1::AckResponse acked;
+  grpc::ClientContext fail_context;
+  ASSERT_TRUE(fairqd_.Worker()->Fail(&fail_context, fail, &acked).ok());
+  Result dead = Run("dead list");
+  EXPECT_NE(dead.output.find("boom\\n\\x1b[2Jgone\\u009b\n"), std::string::npos)
+      << dead.output;
+  EXPECT_EQ(dead.output.find('\x1b'), std::string::npos);
+  Result got = Run("get 1");
+  EXPECT_NE(got.output.find("last_error  boom\\n\\x1b[2Jgone\\u009b\n"),
+            std::string::npos)
+      << got.output;
+}
+
+// A reply over gRPC's default 4 MiB receive limit (a payload of 5 MiB,
+// which a broker with max_payload_bytes at 8 MiB takes) is read.
+TEST(FairqctlLargeTest, AJobWithAPayloadOver4MiBIsShown) {
+  testing::FairqdProcess fairqd("max_payload_bytes: 8388608\n");
+  ASSERT_TRUE(fairqd.Start()) << fairqd.error();
+  testing::ScopedTempDir dir("fairqctl_test");
+  const std::string file = dir.Path("big");
+  std::ofstream(file, std::ios::binary) << std::string(5 << 20, 'x');
+  Result enqueued =
+      RunAgainst(fairqd.port(), "enqueue --tenant acme --payload-file " + file);
+  ASSERT_EQ(enqueued.exit_code, 0) << enqueued.output;
+  Result got = RunAgainst(fairqd.port(), "get 1");
+  EXPECT_EQ(got.exit_code, 0) << got.output;
+  EXPECT_NE(got.output.find("payload     5242880 bytes"), std::string::npos)
+      << got.output;
+}
+
 // Flags out of range fail the parse (exit 2) before any call: CLI11's own
 // Range lets "nan" through, and a NaN or huge value cast to an integer
 // deadline or delay is undefined.
@@ -117,7 +204,11 @@ TEST(FairqctlNoServerTest, OutOfRangeFlagsAreUsageErrors) {
         "enqueue --tenant a --cost nan", "enqueue --tenant a --cost -3",
         "enqueue --tenant a --delay -5", "enqueue --tenant a --delay inf",
         "dead list --limit 0", "dead list --limit 5000",
-        "dead requeue 42 --pool gpu"}) {
+        "dead requeue 42 --pool gpu",
+        // CLI11 reads integers in base 0, and wraps negative ones.
+        "cancel 010", "get 0x10", "dead list --after -1",
+        "tenants set acme --max-queued -1", "enqueue --tenant a --priority 08",
+        "enqueue --tenant a --max-attempts -1"}) {
     Result result = testing::RunCommand(std::string(FAIRQCTL_PATH) + " " +
                                         args + " --server 127.0.0.1:1 2>&1");
     EXPECT_EQ(result.exit_code, 2) << args << ": " << result.output;
