@@ -17,6 +17,21 @@ std::string LimitText(const v1::SlotLimit& limit) {
   return "-";
 }
 
+// "queued<=1000, 5/s burst 10", or "-" for a tenant without quotas.
+std::string QuotasText(const v1::Quotas& q) {
+  std::string text;
+  auto add = [&](const std::string& part) {
+    text += (text.empty() ? "" : ", ") + part;
+  };
+  if (q.max_queued() > 0) add("queued<=" + std::to_string(q.max_queued()));
+  if (q.enqueue_rate() > 0) {
+    add(FormatNumber(q.enqueue_rate()) + "/s" +
+        (q.enqueue_burst() > 0 ? " burst " + std::to_string(q.enqueue_burst())
+                               : ""));
+  }
+  return text.empty() ? "-" : text;
+}
+
 std::string CapMode(v1::CapMode mode) {
   return mode == v1::CAP_MODE_HARD ? "hard" : "work-conserving";
 }
@@ -25,12 +40,14 @@ void PrintTenantRow(const v1::Tenant& t, std::ostream& out) {
   out << Pad(t.name(), 20) << Pad(t.org().empty() ? "-" : t.org(), 12)
       << Pad(FormatNumber(t.weight()), 8) << Pad(LimitText(t.cap()), 8)
       << Pad(CapMode(t.cap_mode()), 17) << Pad(LimitText(t.floor()), 8)
-      << (t.paused() ? "paused" : "") << "\n";
+      << Pad(QuotasText(t.quotas()), 28) << (t.paused() ? "paused" : "")
+      << "\n";
 }
 
 void PrintTenantHeader(std::ostream& out) {
-  out << Pad("TENANT", 20) << Pad("ORG", 12) << Pad("WEIGHT", 8) << Pad("CAP", 8)
-      << Pad("CAP MODE", 17) << Pad("FLOOR", 8) << "STATE\n";
+  out << Pad("TENANT", 20) << Pad("ORG", 12) << Pad("WEIGHT", 8)
+      << Pad("CAP", 8) << Pad("CAP MODE", 17) << Pad("FLOOR", 8)
+      << Pad("QUOTAS", 28) << "STATE\n";
 }
 
 class TenantsCommand final : public RpcCommand {
@@ -330,6 +347,7 @@ class DeadCommand final : public RpcCommand {
       }
       total.set_requeued(total.requeued() + response.requeued());
       total.set_more(response.more());
+      total.set_last_job_id(response.last_job_id());
       uint64_t after = request.filter().after_job_id();
       again = response.more() && response.last_job_id() > after;
       request.mutable_filter()->set_after_job_id(response.last_job_id());

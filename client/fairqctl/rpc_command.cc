@@ -127,7 +127,7 @@ int RpcCommand::Print(const google::protobuf::Message& message,
                       const std::function<void(std::ostream&)>& table) const {
   if (!json_) {
     table(out);
-    return kExitOk;
+    return Written(out);
   }
   std::string text;
   google::protobuf::util::JsonPrintOptions options;
@@ -143,7 +143,14 @@ int RpcCommand::Print(const google::protobuf::Message& message,
     return kExitFailure;
   }
   out << text << "\n";
-  return kExitOk;
+  return Written(out);
+}
+
+// A full disk or a closed pipe must not pass for success in a script.
+int RpcCommand::Written(std::ostream& out) const {
+  if (out.flush()) return kExitOk;
+  std::cerr << "fairqctl " << name() << ": cannot write the output\n";
+  return kExitFailure;
 }
 
 int RpcCommand::Fail(const grpc::Status& status, std::ostream& err,

@@ -29,7 +29,7 @@ class RpcCommand : public Command {
   std::unique_ptr<grpc::ClientContext> Context() const;
 
   // Prints `message` as JSON (--json) or calls `table` to print it for
-  // people. Returns kExitOk.
+  // people. Returns kExitOk, or kExitFailure if `out` could not be written.
   int Print(const google::protobuf::Message& message, std::ostream& out,
             const std::function<void(std::ostream&)>& table) const;
   // "fairqctl NAME: NOT_FOUND: tenant: unknown tenant \"x\" (not found)",
@@ -46,6 +46,7 @@ class RpcCommand : public Command {
   bool json() const { return json_; }
 
  private:
+  int Written(std::ostream& out) const;
   std::shared_ptr<grpc::Channel> Channel();
   virtual const char* name() const = 0;
 

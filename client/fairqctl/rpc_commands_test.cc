@@ -33,6 +33,28 @@ class FairqctlTest : public ::testing::Test {
     return RunAgainst(fairqd_.port(), args, input);
   }
 
+  // Enqueues a job of one attempt for tenant acme and fails it with
+  // `error`, as a worker would: a dead letter.
+  void MakeDead(const std::string& error) {
+    ASSERT_EQ(Run("enqueue --tenant acme --max-attempts 1").exit_code, 0);
+    v1::LeaseRequest lease;
+    lease.set_worker_id("w");
+    lease.set_slots(1);
+    lease.set_max_jobs(1);
+    v1::LeaseResponse leased;
+    grpc::ClientContext lease_context;
+    ASSERT_TRUE(fairqd_.Worker()->Lease(&lease_context, lease, &leased).ok());
+    ASSERT_EQ(leased.jobs_size(), 1);
+    v1::FailRequest fail;
+    v1::Failure* failure = fail.add_failures();
+    failure->set_job_id(leased.jobs(0).job().id());
+    failure->set_lease_token(leased.jobs(0).lease_token());
+    failure->set_error(error);
+    v1::AckResponse acked;
+    grpc::ClientContext fail_context;
+    ASSERT_TRUE(fairqd_.Worker()->Fail(&fail_context, fail, &acked).ok());
+  }
+
   testing::FairqdProcess fairqd_;
 };
 
@@ -75,6 +97,9 @@ TEST_F(FairqctlTest, TenantsSetGetListPauseResume) {
   EXPECT_EQ(Run("pause acme").output, "acme paused\n");
   EXPECT_NE(Run("tenants get acme").output.find("paused"), std::string::npos);
   EXPECT_EQ(Run("resume acme").output, "acme resumed\n");
+  Result quotas = Run("tenants set acme --max-queued 1000 --rate 5 --burst 10");
+  EXPECT_NE(quotas.output.find("queued<=1000, 5/s burst 10"), std::string::npos)
+      << quotas.output;
 }
 
 TEST_F(FairqctlTest, StatsShowsDepthPerTenant) {
@@ -91,6 +116,9 @@ TEST_F(FairqctlTest, StatsShowsDepthPerTenant) {
   EXPECT_NE(stats.output.find("\"leased\":\"0\""), std::string::npos)
       << stats.output;
   EXPECT_NE(Run("stats --tenant beta").output.find("beta"), std::string::npos);
+  // Output that cannot be written (a full disk) is a failure, not a success.
+  EXPECT_EQ(Run("stats --json >/dev/full").exit_code, 1);
+  EXPECT_EQ(Run("stats >/dev/full").exit_code, 1);
 }
 
 TEST_F(FairqctlTest, DeadListAndRequeue) {
@@ -151,23 +179,7 @@ TEST_F(FairqctlTest, PayloadFromAnEmptyFileOrStandardInput) {
 // A worker's error may hold newlines and escape sequences: the tables show
 // them escaped, on one line, and never send them to the terminal.
 TEST_F(FairqctlTest, AWorkersErrorIsPrintedEscaped) {
-  ASSERT_EQ(Run("enqueue --tenant acme --max-attempts 1").exit_code, 0);
-  v1::LeaseRequest lease;
-  lease.set_worker_id("w");
-  lease.set_slots(1);
-  lease.set_max_jobs(1);
-  v1::LeaseResponse leased;
-  grpc::ClientContext lease_context;
-  ASSERT_TRUE(fairqd_.Worker()->Lease(&lease_context, lease, &leased).ok());
-  ASSERT_EQ(leased.jobs_size(), 1);
-  v1::FailRequest fail;
-  v1::Failure* failure = fail.add_failures();
-  failure->set_job_id(leased.jobs(0).job().id());
-  failure->set_lease_token(leased.jobs(0).lease_token());
-  failure->set_error("boom\n\x1b[2Jgone\xc2\x9b");
-  v1::AckResponse acked;
-  grpc::ClientContext fail_context;
-  ASSERT_TRUE(fairqd_.Worker()->Fail(&fail_context, fail, &acked).ok());
+  ASSERT_NO_FATAL_FAILURE(MakeDead("boom\n\x1b[2Jgone\xc2\x9b"));
   Result dead = Run("dead list");
   EXPECT_NE(dead.output.find("boom\\n\\x1b[2Jgone\\u009b\n"), std::string::npos)
       << dead.output;
@@ -176,6 +188,18 @@ TEST_F(FairqctlTest, AWorkersErrorIsPrintedEscaped) {
   EXPECT_NE(got.output.find("last_error  boom\\n\\x1b[2Jgone\\u009b\n"),
             std::string::npos)
       << got.output;
+}
+
+// The JSON of a requeue by tenant carries the last job it moved (it said
+// "0": the total never took it from the calls).
+TEST_F(FairqctlTest, ARequeueByTenantNamesTheLastJobInJson) {
+  ASSERT_NO_FATAL_FAILURE(MakeDead("boom"));
+  Result requeued = Run("dead requeue --tenant acme --json");
+  ASSERT_EQ(requeued.exit_code, 0) << requeued.output;
+  EXPECT_NE(requeued.output.find("\"requeued\":\"1\""), std::string::npos)
+      << requeued.output;
+  EXPECT_NE(requeued.output.find("\"last_job_id\":\"1\""), std::string::npos)
+      << requeued.output;
 }
 
 // A reply over gRPC's default 4 MiB receive limit (a payload of 5 MiB,
