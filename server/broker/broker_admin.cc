@@ -11,6 +11,13 @@ using google::protobuf::util::TimeUtil;
 
 void Broker::HandleGetJob(GetJobCommand& c, Turn& turn) {
   const JobMeta* job = jobs_.Find(c.job->id());
+  if (job == nullptr && dead_ids_.contains(c.job->id())) {
+    // Died after the service read the store, its dead letter not yet
+    // applied: the caller reads the letter once this reply comes.
+    c.job->set_state(v1::JOB_STATE_DEAD);
+    Reply(turn, std::move(c.done), Status::Ok());
+    return;
+  }
   if (job == nullptr) {
     Reply(turn, std::move(c.done),
           NotFound("job: " + std::to_string(c.job->id()) + " has finished"));

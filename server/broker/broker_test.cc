@@ -241,6 +241,42 @@ TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   EXPECT_EQ((*dead)->pool(), "default");
 }
 
+// GetJob of a job that died after the service read the store (its dead
+// letter not applied then) is answered DEAD, not NOT_FOUND ("finished",
+// which a producer would take for success); the service then reads the
+// letter, applied by the time the reply comes. A job that did finish is
+// NOT_FOUND.
+TEST_F(BrokerTest, GetJobOfAJobJustDeadSaysDead) {
+  v1::JobSpec spec = SpecWithLease("a", 1000);
+  spec.set_max_attempts(1);
+  uint64_t id = Enqueue(spec);
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  EXPECT_EQ(FailCode(id, lease->response.jobs(0).lease_token(),
+                     /*retryable=*/false),
+            0);
+  v1::Job job;
+  job.set_id(id);
+  std::optional<Status> done;
+  Command get = GetJobCommand{&job, [&](const Status& s) { done = s; }};
+  Turn1(&get);
+  ASSERT_TRUE(done.has_value());
+  EXPECT_TRUE(done->ok()) << done->ToString();
+  EXPECT_EQ(job.state(), v1::JOB_STATE_DEAD);
+
+  uint64_t other = Enqueue("a");
+  auto second = Lease();
+  ASSERT_EQ(second->response.jobs_size(), 1);
+  EXPECT_EQ(CompleteCode(other, second->response.jobs(0).lease_token()), 0);
+  v1::Job finished;
+  finished.set_id(other);
+  done.reset();
+  get = GetJobCommand{&finished, [&](const Status& s) { done = s; }};
+  Turn1(&get);
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->code(), StatusCode::kNotFound);
+}
+
 // A heartbeat that waited in the dispatcher's queue through a stall is
 // handled in a turn that starts after its lease's deadline, before that
 // turn's timers: it keeps the lease.

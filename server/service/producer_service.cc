@@ -27,6 +27,26 @@ Status ReadJob(const store::Store& store, uint64_t id, v1::Job* job) {
   return Status::Ok();
 }
 
+// Fills in the job's dead letter, if it has one; false if not.
+StatusOr<bool> ReadDead(const store::Store& store, v1::Job* job) {
+  auto dead = store.GetDead(job->id());
+  if (!dead.ok()) return dead.status();
+  if (!*dead) return false;
+  job->set_state(v1::JOB_STATE_DEAD);
+  job->set_attempts((*dead)->attempts());
+  job->set_last_error((*dead)->last_error());
+  return true;
+}
+
+// ReadDead for a job the dispatcher knows to be dead.
+Status ReadLetter(const store::Store& store, v1::Job* job) {
+  StatusOr<bool> letter = ReadDead(store, job);
+  if (!letter.ok()) return letter.status();
+  if (*letter) return Status::Ok();
+  return Internal("job: " + std::to_string(job->id()) +
+                  " is dead but has no dead letter");
+}
+
 // The broker names a job's field bare ("not_before: ...", "tenant: unknown
 // tenant ..."): its INVALID_ARGUMENT and NOT_FOUND results are about one
 // of the job's fields, so they are placed as validation's errors are
@@ -116,15 +136,18 @@ void ProducerService::GetJob(Call& call, const v1::GetJobRequest* request,
                              v1::Job* response) {
   Status read = ReadJob(*context_.store, request->job_id(), response);
   if (!read.ok()) return FinishWhenDurable(call, *context_.dispatcher, read);
-  auto dead = context_.store->GetDead(request->job_id());
+  StatusOr<bool> dead = ReadDead(*context_.store, response);
   if (!dead.ok()) return FinishNow(call, dead.status());
-  if (*dead) {
-    response->set_state(v1::JOB_STATE_DEAD);
-    response->set_attempts((*dead)->attempts());
-    response->set_last_error((*dead)->last_error());
-    return FinishWhenDurable(call, *context_.dispatcher, Status::Ok());
-  }
-  context_.dispatcher->Post(GetJobCommand{response, FinishLater(call)});
+  if (*dead) return FinishWhenDurable(call, *context_.dispatcher, Status::Ok());
+  // A job that died since the read above, its dead letter not applied then,
+  // is DEAD to the dispatcher; it replies after that letter's turn is
+  // committed, so the letter can be read now.
+  const store::Store* store = context_.store;
+  context_.dispatcher->Post(GetJobCommand{
+      response, [&call, store, response](const Status& status) {
+        bool died = status.ok() && response->state() == v1::JOB_STATE_DEAD;
+        FinishNow(call, died ? ReadLetter(*store, response) : status);
+      }});
 }
 
 void ProducerService::CancelJob(Call& call, const v1::CancelJobRequest* request,
