@@ -17,6 +17,22 @@ void RecordMissing(const char* index, uint64_t job_id) {
                {{"index", index}, {"job_id", job_id}});
 }
 
+// Builds before enqueue_rate had its floor stored any finite rate >= 0;
+// one in (0, kMinEnqueueRate) would fail ApplyTenant's checks and with
+// them fairqd's start. Such a rate is raised to the floor, with a warning.
+bool RaiseStoredRate(v1::Tenant* tenant) {
+  v1::Quotas* quotas = tenant->mutable_quotas();
+  double rate = quotas->enqueue_rate();
+  if (!(rate > 0 && rate < config::kMinEnqueueRate)) return false;
+  quotas->set_enqueue_rate(config::kMinEnqueueRate);
+  logging::Log(spdlog::level::warn,
+               "stored enqueue_rate raised to the least allowed",
+               {{"tenant", tenant->name()},
+                {"stored", rate},
+                {"now", config::kMinEnqueueRate}});
+  return true;
+}
+
 }  // namespace
 
 Status Broker::Restore(int64_t now_ms, Turn& turn) {
@@ -60,11 +76,13 @@ Status Broker::RestoreTenantsAndPools(Turn& turn) {
   std::sort(tenants.begin(), tenants.end(), [](const auto& a, const auto& b) {
     return a.id() < b.id();
   });
-  for (const v1::TenantRecord& record : tenants) {
+  for (v1::TenantRecord& record : tenants) {
     if (record.id() != tenants_.size()) {
       return Internal("store: tenant ids are not dense");
     }
+    bool raised = RaiseStoredRate(record.mutable_config());
     FAIRQ_RETURN_IF_ERROR(ApplyTenant(record.id(), record.config()));
+    if (raised) PersistTenant(record.id(), turn);
   }
   for (const v1::Tenant& configured : config_.tenants) {
     auto it = tenant_ids_.find(configured.name());

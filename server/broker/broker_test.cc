@@ -7,6 +7,7 @@
 
 #include "google/protobuf/util/time_util.h"
 #include "server/broker/broker_fixture.h"
+#include "server/config/tenant_settings.h"
 #include "store/fault_injection_env.h"
 
 namespace fairq::server {
@@ -275,6 +276,43 @@ TEST_F(BrokerTest, GetJobOfAJobJustDeadSaysDead) {
   Turn1(&get);
   ASSERT_TRUE(done.has_value());
   EXPECT_EQ(done->code(), StatusCode::kNotFound);
+}
+
+// A tenant stored by a build from before enqueue_rate had its floor, with
+// a rate under it: the broker still restores (the check made fairqd refuse
+// to start), with the rate raised to the floor and stored so.
+TEST_F(BrokerTest, AStoredRateUnderTheFloorIsRaisedAtRestore) {
+  Enqueue("t");  // creates tenant t
+  auto stored = [&] {
+    std::vector<v1::TenantRecord> found;
+    EXPECT_TRUE(store_
+                    ->ScanTenants([&](const v1::TenantRecord& record) {
+                      if (record.config().name() == "t")
+                        found.push_back(record);
+                      return true;
+                    })
+                    .ok());
+    return found;
+  };
+  std::vector<v1::TenantRecord> records = stored();
+  ASSERT_EQ(records.size(), 1u);
+  records[0].mutable_config()->mutable_quotas()->set_enqueue_rate(1e-5);
+  std::vector<store::WriteBatch> batches;
+  batches.push_back(store_->NewBatch());
+  batches.back().PutTenant(records[0]);
+  ASSERT_TRUE(store_->Commit(batches).ok());
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  v1::Tenant tenant;
+  std::optional<Status> done;
+  Command get =
+      GetTenantCommand{"t", &tenant, [&](const Status& s) { done = s; }};
+  Turn1(&get);
+  ASSERT_TRUE(done.has_value() && done->ok());
+  EXPECT_EQ(tenant.quotas().enqueue_rate(), config::kMinEnqueueRate);
+  records = stored();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].config().quotas().enqueue_rate(),
+            config::kMinEnqueueRate);
 }
 
 // A heartbeat that waited in the dispatcher's queue through a stall is
