@@ -232,9 +232,16 @@ std::vector<Status> ValidateBatchJobs(const v1::EnqueueBatchRequest& request,
   return problems;
 }
 
+// With a mask only the named fields are taken, and the tenant they make is
+// checked after the merge (Broker::ApplyTenant): a field the mask does not
+// name, such as a stale cap read before another operator raised it, must
+// not refuse a floor that fits the cap in force.
 Status ValidateSetTenant(const v1::SetTenantRequest& request) {
-  FAIRQ_RETURN_IF_ERROR(config::ValidateTenant(request.tenant(), "tenant"));
-  if (!request.has_update_mask()) return Status::Ok();
+  if (!request.has_update_mask()) {
+    return config::ValidateTenant(request.tenant(), "tenant");
+  }
+  FAIRQ_RETURN_IF_ERROR(
+      config::ValidateName(request.tenant().name(), "tenant.name"));
   return config::ValidateTenantMask(request.update_mask(), "update_mask");
 }
 

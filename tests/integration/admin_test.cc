@@ -214,6 +214,32 @@ TEST_F(AdminTest, TenantSettingsPersistAcrossARestart) {
   expect_state("after the restart");
 }
 
+// A masked SetTenant takes only the fields it names; the tenant they make
+// is what is checked. Operator A read cap 4, B raised it to 10, A sets a
+// floor of 6 on top of the cap A read: taken (it was refused as "floor
+// exceeds cap 4"). A floor over the cap in force is still refused.
+TEST_F(AdminTest, AMaskedSetTenantIsCheckedAfterTheMerge) {
+  v1::Tenant raised;
+  raised.set_name("t");
+  raised.mutable_cap()->set_slots(10);
+  SetTenant(raised);
+  v1::SetTenantRequest request;
+  request.mutable_tenant()->set_name("t");
+  request.mutable_tenant()->mutable_cap()->set_slots(4);  // stale
+  request.mutable_tenant()->mutable_floor()->set_slots(6);
+  request.mutable_update_mask()->add_paths("floor");
+  v1::Tenant merged;
+  grpc::Status status =
+      Call(*admin_, &v1::Admin::Stub::SetTenant, request, &merged);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(merged.cap().slots(), 10u);
+  EXPECT_EQ(merged.floor().slots(), 6u);
+  request.mutable_tenant()->mutable_floor()->set_slots(20);
+  status = Call(*admin_, &v1::Admin::Stub::SetTenant, request, &merged);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("floor"));
+}
+
 // Depth per state, the oldest ready job's age, usage.
 TEST_F(AdminTest, QueueStatsCountEachState) {
   uint64_t leased_id = MustEnqueue(Spec("acme", "leased"));
