@@ -154,6 +154,13 @@ void Daemon::ReloadSettings(const config::DaemonConfig& config) {
                        {{"error", status.ToString()}});
         }
       }});
+  dispatcher_->Post(AddPoolsCommand{
+      config.pools, [](const Status& status) {
+        if (!status.ok()) {
+          logging::Log(spdlog::level::err, "reload: pools refused",
+                       {{"error", status.ToString()}});
+        }
+      }});
   for (const v1::Tenant& tenant : config.tenants) {
     auto settings = std::make_shared<v1::Tenant>(tenant);
     auto result = std::make_shared<v1::Tenant>();
@@ -168,8 +175,8 @@ void Daemon::ReloadSettings(const config::DaemonConfig& config) {
         },
         /*from_config=*/true});
   }
-  spdlog::info("reloaded {} organisations and {} tenant settings",
-               config.orgs.size(), config.tenants.size());
+  spdlog::info("reloaded {} organisations, {} pools and {} tenant settings",
+               config.orgs.size(), config.pools.size(), config.tenants.size());
 }
 
 void Daemon::Shutdown() {

@@ -121,6 +121,8 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
           HandleSetTenant(c, turn);
         } else if constexpr (std::is_same_v<T, SetOrgsCommand>) {
           HandleSetOrgs(c);
+        } else if constexpr (std::is_same_v<T, AddPoolsCommand>) {
+          HandleAddPools(c, turn);
         } else if constexpr (std::is_same_v<T, GetTenantCommand>) {
           HandleGetTenant(c, turn);
         } else if constexpr (std::is_same_v<T, ListTenantsCommand>) {

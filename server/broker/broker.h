@@ -147,6 +147,9 @@ class Broker {
   // Adds or reweights organisations, in the scheduler and in orgs_.
   Status ApplyOrgs(const std::vector<sched::OrgConfig>& orgs);
   void HandleSetOrgs(SetOrgsCommand& c);
+  void HandleAddPools(AddPoolsCommand& c, Turn& turn);
+  // Creates and stores each of `names` not known yet.
+  void AddListedPools(const std::vector<std::string>& names, Turn& turn);
   void HandleGetTenant(GetTenantCommand& c, Turn& turn);
   void HandleListTenants(ListTenantsCommand& c, Turn& turn);
   void HandlePauseTenant(PauseTenantCommand& c, Turn& turn);

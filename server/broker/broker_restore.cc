@@ -62,12 +62,7 @@ Status Broker::RestoreTenantsAndPools(Turn& turn) {
   // switch is about pools first named by a job or a worker. (Going through
   // FindOrCreatePool here made fairqd refuse to start with
   // auto_create_pools: false, even for "default".)
-  for (const std::string& name : config_.pools) {
-    if (pool_ids_.contains(name)) continue;
-    v1::PoolRecord record;
-    record.set_id(AddPool(name));
-    turn.batch.PutPool(name, record);
-  }
+  AddListedPools(config_.pools, turn);
   std::vector<v1::TenantRecord> tenants;
   FAIRQ_RETURN_IF_ERROR(store_->ScanTenants([&](const v1::TenantRecord& r) {
     tenants.push_back(r);

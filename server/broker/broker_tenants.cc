@@ -134,6 +134,20 @@ Status Broker::ApplyOrgs(const std::vector<sched::OrgConfig>& orgs) {
 // Answered at once, not through the writer: organisations are not stored.
 void Broker::HandleSetOrgs(SetOrgsCommand& c) { c.done(ApplyOrgs(c.orgs)); }
 
+void Broker::HandleAddPools(AddPoolsCommand& c, Turn& turn) {
+  AddListedPools(c.pools, turn);
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::AddListedPools(const std::vector<std::string>& names, Turn& turn) {
+  for (const std::string& name : names) {
+    if (pool_ids_.contains(name)) continue;
+    v1::PoolRecord record;
+    record.set_id(AddPool(name));
+    turn.batch.PutPool(name, record);
+  }
+}
+
 void Broker::HandleSetTenant(SetTenantCommand& c, Turn& turn) {
   auto it = tenant_ids_.find(c.tenant->name());
   v1::Tenant settings = *c.tenant;

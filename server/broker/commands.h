@@ -116,6 +116,13 @@ struct SetOrgsCommand {
   Done done;
 };
 
+// The pools the config file lists, on SIGHUP: those not known yet are
+// created (as at start, whatever auto_create_pools and max_pools say).
+struct AddPoolsCommand {
+  std::vector<std::string> pools;
+  Done done;
+};
+
 struct GetTenantCommand {
   std::string name;
   v1::Tenant* response;
@@ -174,9 +181,9 @@ using Command =
     std::variant<EnqueueCommand, LeaseCommand, LeaseCanceledCommand,
                  LeaseUndeliveredCommand, HeartbeatCommand, CompleteCommand,
                  FailCommand, GetJobCommand, CancelJobCommand, SetTenantCommand,
-                 SetOrgsCommand, GetTenantCommand, ListTenantsCommand,
-                 PauseTenantCommand, QueueStatsCommand, RequeueDeadCommand,
-                 SyncBarrierCommand, PurgeTenantCommand,
+                 SetOrgsCommand, AddPoolsCommand, GetTenantCommand,
+                 ListTenantsCommand, PauseTenantCommand, QueueStatsCommand,
+                 RequeueDeadCommand, SyncBarrierCommand, PurgeTenantCommand,
                  MetricsSnapshotCommand>;
 
 // Runs a command's `done` with `status` (for commands that carry one).

@@ -1,5 +1,5 @@
-// SIGHUP re-reads the config file and applies its organisations and its
-// tenants' settings.
+// SIGHUP re-reads the config file and applies its organisations, its
+// pools and its tenants' settings.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -41,6 +41,27 @@ TEST(ReloadTest, SighupAppliesTheFilesTenantSettings) {
   }
   EXPECT_EQ(tenant.weight(), 3);
   EXPECT_EQ(tenant.cap().slots(), 2u);
+}
+
+// The pools the file lists are created on SIGHUP too, as at start, with
+// auto_create_pools off: a job for a pool added to the list is taken once
+// the reload has run (it was refused until a restart).
+TEST(ReloadTest, SighupCreatesTheFilesNewPools) {
+  const std::string fixed = "auto_create_pools: false\n";
+  FairqdProcess fairqd(fixed + "pools: [default]\n");
+  ASSERT_TRUE(fairqd.Start()) << fairqd.error();
+  auto producer = fairqd.Producer();
+  v1::JobSpec spec = Spec("t");
+  spec.set_pool("gpu");
+  EXPECT_FALSE(Enqueue(*producer, spec).ok());
+  ASSERT_TRUE(fairqd.Reload(fixed + "pools: [default, gpu]\n"));
+  ASSERT_TRUE(LogSays(fairqd, "2 pools"));
+  grpc::Status status = Enqueue(*producer, spec);
+  auto give_up = Deadline(10);
+  while (!status.ok() && std::chrono::system_clock::now() < give_up) {
+    status = Enqueue(*producer, spec);
+  }
+  EXPECT_TRUE(status.ok()) << status.error_message();
 }
 
 TEST(ReloadTest, ABadFileOnReloadKeepsTheOldSettingsAndServing) {
