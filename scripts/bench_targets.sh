@@ -85,8 +85,11 @@ for r in $(seq 1 "$rounds"); do
   run ping ping
   run flood flood --prefetch 8
   run flood_plain flood --prefetch 8 --plain-sleep
+  # 4 workers x 100 slots only: with more slots in all than the 1k level's
+  # jobs (16 x 100 until the twenty-first round), nearly every job is
+  # leased, workers wait on refills, and the 1k level is no longer a queue
+  # of 1k (docs/benchmarks.md).
   run backlog backlog
-  run backlog16 backlog --workers 16 --slots 1600
   recovery
 done
 
@@ -111,15 +114,20 @@ def backlog(tag): return [r[-1]["cycles_per_s"] / r[0]["cycles_per_s"] for r in 
 cycle, cycle_bg, cycle16 = drain("cycle"), drain("cycle_bg"), drain("cycle16")
 lat50 = [r[0]["lease_ms_p50"] for r in rows("latency")]
 lat99 = [r[0]["lease_ms_p99"] for r in rows("latency")]
+slot99 = [r[0]["lease_from_slot_ms_p99"] for r in rows("latency")]
+late = [r[0]["late"] for r in rows("latency")]
+lost = [r[0]["not_leased"] + r[0]["refused"] for r in rows("latency")]
 ping99 = [r[0]["rtt_ms_p99"] for r in rows("ping")]
 flood = by_tenant("flood")
 bc99 = [max(f["B"]["wait_ms_p99"], f["C"]["wait_ms_p99"]) for f in flood]
 a_fin = [f["A"]["finish_s"] for f in flood]
+# Every job of A (2,000), B and C (one every 20 ms for 5 s) must have run.
+unrun = [2000 - f["A"]["wait_ms_n"] + 500 - f["B"]["wait_ms_n"] - f["C"]["wait_ms_n"] for f in flood]
 work = [f["A"]["work_ms_mean"] for f in flood]
 plain = by_tenant("flood_plain")
 a_plain = [f["A"]["finish_s"] for f in plain]
 work_plain = [f["A"]["work_ms_mean"] for f in plain]
-ratio, ratio16 = backlog("backlog"), backlog("backlog16")
+ratio = backlog("backlog")
 restart = [r[0]["seconds"] for r in rows("restart")]
 rss = [d["rss_kib"] / 1000 * 1.024 for d in runs.get("rss_after_fill", []) if d["rss_kib"] is not None]
 rss += [r[0]["rss_mib"] * 1.048576 for r in rows("restart")]
@@ -132,20 +140,22 @@ table = [
     ("full cycle (16 workers x 100 slots)", ">= 75,000 jobs/s", cycle16, lambda v: v >= 75000, span(cycle16, "%.0f")),
     ("enqueue to lease at 2,000/s, p50", "<= 0.5 ms", lat50, lambda v: v <= 0.5, span(lat50, "%.2f ms")),
     ("enqueue to lease at 2,000/s, p99", "<= 1 ms", lat99, lambda v: v <= 1, span(lat99, "%.2f ms") + " (ping p99 " + span(ping99, "%.2f ms") + ")"),
+    ("  the same, from each send's scheduled time (comparison only)", "-", slot99, None, span(slot99, "%.2f ms") + " (sends late > 0.2 ms: " + span(late, "%d") + " of 10,000)"),
+    ("latency: every job enqueued and leased", "0 lost", lost, lambda v: v == 0, span(lost, "%d")),
     ("flood: B and C wait p99", "<= 30 ms", bc99, lambda v: v <= 30, span(bc99, "%.1f ms")),
-    ("flood: A finishes", "<= 3.4 s", a_fin, lambda v: v <= 3.4, span(a_fin, "%.3f s") + " (jobs " + span(work, "%.2f ms") + ")"),
+    ("flood: every job of A, B and C ran", "0 missing", unrun, lambda v: v == 0, span(unrun, "%d")),
+    ("flood: A finishes (8 slots, prefetch 8)", "<= 3.4 s", a_fin, lambda v: v <= 3.4, span(a_fin, "%.3f s") + " (jobs " + span(work, "%.2f ms") + ")"),
     ("  the same, plain 10 ms sleeps (comparison only)", "-", a_plain, None, span(a_plain, "%.3f s") + " (jobs " + span(work_plain, "%.2f ms") + ")"),
-    ("backlog: 2M rate / 1k rate (4 workers)", ">= 0.90", ratio, lambda v: v >= 0.9, span(ratio, "%.2f")),
-    ("backlog: 2M rate / 1k rate (16 workers)", ">= 0.90", ratio16, lambda v: v >= 0.9, span(ratio16, "%.2f")),
+    ("backlog: 2M rate / 1k rate (4 workers x 100 slots)", ">= 0.90", ratio, lambda v: v >= 0.9, span(ratio, "%.2f")),
     ("restart with 2M queued", "<= 10 s", restart, lambda v: v <= 10, span(restart, "%.2f s")),
     ("RSS with 2M queued (steady after fill; after restart)", "<= 300 MB", rss, lambda v: v <= 300, span(rss, "%.0f MB")),
 ]
-print("%-55s %-20s %-45s %s" % ("target", "goal", "measured (range over rounds)", "met in every round"))
+print("%-62s %-20s %-45s %s" % ("target", "goal", "measured (range over rounds)", "met in every round"))
 for name, goal, figures, passes, shown in table:
     if passes is None:
         verdict = "-"
     else:  # no figures: not met
         verdict = "yes" if figures and all(passes(v) for v in figures) else "no"
-    print("%-55s %-20s %-45s %s" % (name, goal, shown, verdict))
+    print("%-62s %-20s %-45s %s" % (name, goal, shown, verdict))
 EOF
 echo "raw JSON lines: $log"

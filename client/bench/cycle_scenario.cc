@@ -52,6 +52,14 @@ class CycleScenario final : public Scenario {
     DrainWorkers drain(bench_, options);
     Status drained = drain.Run();
     if (!drained.ok()) return Fail("cycle", drained, err);
+    if (drain.completed() < jobs_) {  // a rate over part of it would mislead
+      return Fail("cycle",
+                  Status(StatusCode::kUnavailable,
+                         std::to_string(drain.completed()) + " of " +
+                             std::to_string(jobs_) +
+                             " jobs completed within --timeout"),
+                  err);
+    }
 
     Report report("cycle");
     Describe(report);
@@ -62,7 +70,7 @@ class CycleScenario final : public Scenario {
     report.AddRow(DrainRow(drain));
     report.Print(out, bench_.json());
     bench_.Cleanup(tenants, err);
-    return drain.completed() >= jobs_ ? kExitOk : kExitFailure;
+    return kExitOk;
   }
 
  private:
