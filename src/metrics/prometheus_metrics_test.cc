@@ -275,6 +275,25 @@ TEST_F(PrometheusMetricsTest, ScrapeTimeGaugesForTenantsAndPools) {
   EXPECT_EQ(Value(s, Key("fairq_pool_tenants", {{"pool", "default"}})), 3);
 }
 
+// A paused tenant's READY jobs wait by an operator's choice: its oldest
+// age reads 0 and pages nobody (it grew, and the critical alert fired after
+// every pause of five minutes). Its jobs still count in the job gauges.
+TEST_F(PrometheusMetricsTest, APausedTenantsJobsAreLeftOutOfTheOldestAge) {
+  Make(10);
+  AddTenants({"a", "b"});
+  metrics_->NamePool(0, "default");
+  state_.tenants[0].paused = true;
+  state_.rows = {{0, 0, 4, 0, 0, 0, now_ms_ - 600'000, std::nullopt, 0},
+                 {1, 0, 1, 0, 0, 0, now_ms_ - 2000, std::nullopt, 0}};
+  Samples s = Scrape();
+  EXPECT_EQ(Value(s, TP("fairq_oldest_ready_age_seconds", "a")), 0) << text_;
+  EXPECT_EQ(Value(s, TP("fairq_oldest_ready_age_seconds", "b")), 2);
+  EXPECT_EQ(
+      Value(s, Key("fairq_jobs",
+                   {{"tenant", "a"}, {"pool", "default"}, {"state", "ready"}})),
+      4);
+}
+
 // After the wall clock steps back, broker time runs ahead of it for a while
 // (server/broker/broker_clock.h); a job's age is still broker time's.
 TEST_F(PrometheusMetricsTest, AgesAreTakenInTheBrokersTime) {

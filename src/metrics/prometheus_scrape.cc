@@ -136,13 +136,18 @@ void PrometheusMetrics::FoldPool(const BrokerState& state, uint32_t pool,
       out.scheduled += row->scheduled;
       out.leased += row->leased;
       out.dead += row->dead;
-      if (row->oldest_ready_ms &&
+      // A paused tenant's jobs wait by an operator's choice: left out of
+      // the age that pages (as out of `starved` and the fair share), which
+      // would otherwise page for every pause and, in `_other`, hide the
+      // tenants beside it. fairqctl stats still shows their age.
+      const bool paused = state.tenants[t.tenant].paused;
+      if (!paused && row->oldest_ready_ms &&
           (!out.oldest_ready_ms ||
            *row->oldest_ready_ms < *out.oldest_ready_ms)) {
         out.oldest_ready_ms = row->oldest_ready_ms;
       }
       if (slot != TenantLabels::kOther) out.cap_slots = row->cap_slots;
-      uint64_t runnable = state.tenants[t.tenant].paused ? 0 : row->ready;
+      uint64_t runnable = paused ? 0 : row->ready;
       out.starved |= Starved(runnable, row->leased, now_shares[i], slots,
                              row->cap_slots, row->floor_slots);
     }
