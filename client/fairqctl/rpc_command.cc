@@ -25,9 +25,11 @@ const char* Explain(grpc::StatusCode code) {
     case grpc::StatusCode::NOT_FOUND:
       return "not found";
     case grpc::StatusCode::FAILED_PRECONDITION:
-      return "not possible in the job's current state";
+      return "not possible in the current state";
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "over a quota or the broker is busy; retry later";
+      // max_tenants refuses a new tenant until one is removed: a retry
+      // alone helps only with a quota or a busy broker.
+      return "over a quota or a limit, or the broker is busy";
     case grpc::StatusCode::UNAVAILABLE:
       return "the broker is unreachable, shutting down or in a failed state";
     case grpc::StatusCode::DEADLINE_EXCEEDED:
