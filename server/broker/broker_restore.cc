@@ -21,10 +21,9 @@ void RecordMissing(const char* index, uint64_t job_id) {
 // one in (0, kMinEnqueueRate) would fail ApplyTenant's checks and with
 // them fairqd's start. Such a rate is raised to the floor, with a warning.
 bool RaiseStoredRate(v1::Tenant* tenant) {
-  v1::Quotas* quotas = tenant->mutable_quotas();
-  double rate = quotas->enqueue_rate();
+  double rate = tenant->quotas().enqueue_rate();
   if (!(rate > 0 && rate < config::kMinEnqueueRate)) return false;
-  quotas->set_enqueue_rate(config::kMinEnqueueRate);
+  tenant->mutable_quotas()->set_enqueue_rate(config::kMinEnqueueRate);
   logging::Log(spdlog::level::warn,
                "stored enqueue_rate raised to the least allowed",
                {{"tenant", tenant->name()},
