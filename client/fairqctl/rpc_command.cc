@@ -79,9 +79,9 @@ std::optional<std::string> NotUtf8(const google::protobuf::Message& message,
 bool RpcCommand::StringsAreUtf8(const google::protobuf::Message& request,
                                 std::ostream& err) const {
   std::optional<std::string> bad = NotUtf8(request, "");
-  if (bad)
-    err << "fairqctl " << name() << ": " << *bad << ": not valid UTF-8\n";
-  return !bad;
+  if (!bad) return true;
+  err << "fairqctl " << name() << ": " << *bad << ": not valid UTF-8\n";
+  return false;
 }
 
 void RpcCommand::AddConnectionFlags(CLI::App* sub) {
