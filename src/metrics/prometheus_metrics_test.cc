@@ -292,6 +292,10 @@ TEST_F(PrometheusMetricsTest, APausedTenantsJobsAreLeftOutOfTheOldestAge) {
       Value(s, Key("fairq_jobs",
                    {{"tenant", "a"}, {"pool", "default"}, {"state", "ready"}})),
       4);
+  // What the age leaves out is shown: a dashboard or an alert can tell a
+  // paused tenant from an idle one.
+  EXPECT_EQ(Value(s, Key("fairq_tenant_paused", {{"tenant", "a"}})), 1);
+  EXPECT_EQ(Value(s, Key("fairq_tenant_paused", {{"tenant", "b"}})), 0);
 }
 
 // After the wall clock steps back, broker time runs ahead of it for a while

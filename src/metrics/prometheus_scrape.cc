@@ -53,7 +53,12 @@ struct PrometheusMetrics::ScrapeView {
   };
   std::vector<ScrapeRow> rows;
   std::map<std::pair<uint32_t, uint32_t>, size_t> row_of;  // (slot, pool)
-  std::vector<std::pair<std::string, double>> weights;     // own labels only
+  struct Tenant {
+    std::string name;
+    double weight = 0;
+    bool paused = false;
+  };
+  std::vector<Tenant> tenants;  // those with a label of their own
   std::vector<Pool> pools;
   uint32_t tenant_series = 0;
   // The dispatcher's time at the snapshot. Ages are taken against it, not
@@ -190,7 +195,8 @@ PrometheusMetrics::ScrapeView PrometheusMetrics::Digest(
   for (uint32_t slot = 1; slot <= labels_.max_labeled(); ++slot) {
     uint32_t tenant = labels_.holder(slot);
     if (tenant < state.tenants.size()) {
-      view.weights.emplace_back(SlotName(slot), state.tenants[tenant].weight);
+      view.tenants.push_back({SlotName(slot), state.tenants[tenant].weight,
+                              state.tenants[tenant].paused});
     }
   }
   for (uint32_t pool = 0; pool < state.pools.size(); ++pool) {
@@ -281,10 +287,18 @@ void PrometheusMetrics::AppendTenantGauges(
   }
   MetricFamily weight =
       GaugeFamily("fairq_tenant_weight", "The tenant's configured weight.");
-  for (const auto& [tenant, value] : view.weights) {
-    weight.metric.push_back(GaugeMetric({{"tenant", tenant}}, value));
+  MetricFamily paused = GaugeFamily(
+      "fairq_tenant_paused",
+      "1 while an operator has the tenant paused (its jobs wait, and are "
+      "left out of the oldest-job age).");
+  for (const ScrapeView::Tenant& tenant : view.tenants) {
+    weight.metric.push_back(
+        GaugeMetric({{"tenant", tenant.name}}, tenant.weight));
+    paused.metric.push_back(
+        GaugeMetric({{"tenant", tenant.name}}, tenant.paused ? 1 : 0));
   }
-  for (MetricFamily* family : {&age, &jobs, &cap, &ratio, &starved, &weight}) {
+  for (MetricFamily* family :
+       {&age, &jobs, &cap, &ratio, &starved, &weight, &paused}) {
     families.push_back(std::move(*family));
   }
 }
