@@ -128,6 +128,12 @@ void Broker::HandleRequeueDead(RequeueDeadCommand& c, int64_t now_ms,
     ++requeued;
   }
   c.response->set_requeued(requeued);
+  if (c.by_id && requeued == 0 && !c.jobs.empty()) {
+    Reply(turn, std::move(c.done),
+          NotFound("job_id: " + std::to_string(c.jobs[0].id()) +
+                   " is not a dead letter"));
+    return;
+  }
   Reply(turn, std::move(c.done), Status::Ok());
 }
 

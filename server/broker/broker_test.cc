@@ -412,6 +412,15 @@ TEST_F(BrokerTest, AStaleDeadLetterRequeueDoesNothing) {
   ASSERT_EQ(lease->response.jobs_size(), 1);
   EXPECT_EQ(CompleteCode(id, lease->response.jobs(0).lease_token()), 0);
   EXPECT_EQ(requeue(), 0u);  // read before the first requeue: stale now
+  // The same by id, as RequeueDeadLetters{job_id} sends it: the job is no
+  // longer a dead letter, which is NOT_FOUND (it answered OK, 0 requeued).
+  v1::RequeueDeadLettersResponse by_id;
+  std::optional<Status> done;
+  Command command = RequeueDeadCommand{
+      {**record}, &by_id, [&](const Status& s) { done = s; }, /*by_id=*/true};
+  Turn1(&command);
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->code(), StatusCode::kNotFound);
   EXPECT_EQ(Stats("a").dead(), 0u);
   EXPECT_EQ(Stats("a").ready(), 0u);
   EXPECT_EQ(Lease()->response.jobs_size(), 0);

@@ -152,6 +152,9 @@ struct RequeueDeadCommand {
   std::vector<v1::JobRecord> jobs;
   v1::RequeueDeadLettersResponse* response;
   Done done;
+  // One job named by id: NOT_FOUND if it is no longer a dead letter (another
+  // requeue took it since the handler read it), as when it never was.
+  bool by_id = false;
 };
 
 // A reply the handler built from a store read, released once everything

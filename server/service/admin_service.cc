@@ -200,6 +200,7 @@ void AdminService::RequeueDeadLetters(
                                 " is not a dead letter"));
     }
     command.jobs.push_back(**record);
+    command.by_id = true;
   }
   command.done = FinishLater(call);
   context_.dispatcher->Post(std::move(command));
