@@ -19,6 +19,23 @@ namespace {
 // dispatcher waits for it.
 constexpr size_t kMaxTurnsInFlight = 64;
 
+// A reload's command is answered on the dispatcher's or the writer's
+// thread, long after SIGHUP's handling: a refusal is logged there. `tenant`
+// names the tenant a command was for, if any.
+Done LogIfRefused(std::string what, std::string tenant = "") {
+  return [what = std::move(what),
+          tenant = std::move(tenant)](const Status& status) {
+    if (status.ok()) return;
+    const std::string msg = "reload: " + what + " refused";
+    if (tenant.empty()) {
+      logging::Log(spdlog::level::err, msg, {{"error", status.ToString()}});
+    } else {
+      logging::Log(spdlog::level::err, msg,
+                   {{"tenant", tenant}, {"error", status.ToString()}});
+    }
+  };
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Daemon>> Daemon::Start(
@@ -147,31 +164,18 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
 void Daemon::ReloadSettings(const config::DaemonConfig& config) {
   // Organisations first, so that a tenant moved into a new one finds it
   // with its weight rather than creating it with weight 1.
-  dispatcher_->Post(SetOrgsCommand{
-      config.orgs, [](const Status& status) {
-        if (!status.ok()) {
-          logging::Log(spdlog::level::err, "reload: organisations refused",
-                       {{"error", status.ToString()}});
-        }
-      }});
-  dispatcher_->Post(AddPoolsCommand{
-      config.pools, [](const Status& status) {
-        if (!status.ok()) {
-          logging::Log(spdlog::level::err, "reload: pools refused",
-                       {{"error", status.ToString()}});
-        }
-      }});
+  dispatcher_->Post(SetOrgsCommand{config.orgs, LogIfRefused("organisations")});
+  dispatcher_->Post(AddPoolsCommand{config.pools, LogIfRefused("pools")});
   for (const v1::Tenant& tenant : config.tenants) {
     auto settings = std::make_shared<v1::Tenant>(tenant);
     auto result = std::make_shared<v1::Tenant>();
+    // The command points into `settings` and `result`: they live as long
+    // as its answer.
+    Done log = LogIfRefused("tenant settings", tenant.name());
     dispatcher_->Post(SetTenantCommand{
         settings.get(), result.get(),
-        [settings, result](const Status& status) {
-          if (!status.ok()) {
-            logging::Log(spdlog::level::err, "reload: tenant settings refused",
-                         {{"tenant", settings->name()},
-                          {"error", status.ToString()}});
-          }
+        [settings, result, log = std::move(log)](const Status& status) {
+          log(status);
         },
         /*from_config=*/true});
   }

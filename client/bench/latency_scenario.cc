@@ -83,7 +83,7 @@ class LatencyScenario final : public Scenario {
       if (tag < 1 || tag > issued.size()) continue;  // not this run's job
       latency_ms.push_back(millis(arrived - issued[tag - 1]));
       from_slot_ms.push_back(
-          millis(arrived - (start + pace_.interval() * (tag - 1))));
+          millis(arrived - SlotOf(start, pace_.interval(), tag - 1)));
     }
     double span =
         issued.size() > 1

@@ -39,13 +39,20 @@ struct Pace {
   }
 };
 
+// When call `i` of the schedule that starts at `start` is due.
+inline std::chrono::steady_clock::time_point SlotOf(
+    std::chrono::steady_clock::time_point start,
+    std::chrono::nanoseconds interval, uint64_t i) {
+  return start + interval * i;
+}
+
 template <typename Issue>
 uint64_t RunPaced(std::chrono::steady_clock::time_point start, uint64_t count,
                   std::chrono::nanoseconds interval, Issue&& issue) {
   constexpr std::chrono::microseconds kLate{200};
   uint64_t late = 0;
   for (uint64_t i = 0; i < count; ++i) {
-    auto slot = start + interval * i;
+    auto slot = SlotOf(start, interval, i);
     std::this_thread::sleep_until(slot);
     if (std::chrono::steady_clock::now() - slot > kLate) ++late;
     issue(i);

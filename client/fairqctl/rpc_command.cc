@@ -175,6 +175,9 @@ std::string Pad(const std::string& text, size_t width) {
   return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
 }
 
+// Hand-written: absl::Utf8SafeCHexEscape leaves every byte >= 0x80 alone,
+// C1 controls (CSI, U+009B, starts an escape sequence) included, and
+// escapes quotes and backslashes that need no escaping on a terminal.
 std::string Printable(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

@@ -11,16 +11,15 @@ using google::protobuf::util::TimeUtil;
 
 void Broker::HandleGetJob(GetJobCommand& c, Turn& turn) {
   const JobMeta* job = jobs_.Find(c.job->id());
-  if (job == nullptr && dead_ids_.contains(c.job->id())) {
-    // Died after the service read the store, its dead letter not yet
-    // applied: the caller reads the letter once this reply comes.
-    c.job->set_state(v1::JOB_STATE_DEAD);
-    Reply(turn, std::move(c.done), Status::Ok());
-    return;
-  }
   if (job == nullptr) {
+    // Dead: it died after the service read the store, its dead letter not
+    // yet applied, and the caller reads the letter once this reply comes.
+    const bool dead = dead_ids_.contains(c.job->id());
+    if (dead) c.job->set_state(v1::JOB_STATE_DEAD);
     Reply(turn, std::move(c.done),
-          NotFound("job: " + std::to_string(c.job->id()) + " has finished"));
+          dead ? Status::Ok()
+               : NotFound("job: " + std::to_string(c.job->id()) +
+                          " has finished"));
     return;
   }
   c.job->set_state(job->state);

@@ -141,7 +141,8 @@ void ProducerService::GetJob(Call& call, const v1::GetJobRequest* request,
   if (*dead) return FinishWhenDurable(call, *context_.dispatcher, Status::Ok());
   // A job that died since the read above, its dead letter not applied then,
   // is DEAD to the dispatcher; it replies after that letter's turn is
-  // committed, so the letter can be read now.
+  // committed, so the letter can be read now. That read runs on the
+  // writer's sync thread, which runs the replies; only in this race.
   const store::Store* store = context_.store;
   context_.dispatcher->Post(GetJobCommand{
       response, [&call, store, response](const Status& status) {

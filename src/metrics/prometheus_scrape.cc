@@ -248,7 +248,8 @@ void PrometheusMetrics::AppendTenantGauges(
     const ScrapeView& view, std::vector<MetricFamily>& families) const {
   MetricFamily age =
       GaugeFamily("fairq_oldest_ready_age_seconds",
-                  "Age of the oldest READY job at scrape time; 0 when none.");
+                  "Age of the oldest READY job at scrape time, paused "
+                  "tenants' left out; 0 when none.");
   MetricFamily jobs = GaugeFamily("fairq_jobs", "Jobs in each state.");
   MetricFamily cap = GaugeFamily("fairq_tenant_cap_slots",
                                  "The tenant's cap in slots at the pool's "
