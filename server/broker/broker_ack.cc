@@ -53,6 +53,10 @@ Status Broker::CheckOrAdoptLease(uint64_t job_id, uint64_t token,
     ExpectOk(scheduler_->Cancel(job->tenant, job->pool, job_id),
              "take an adopted job off its queue", job_id);
     StartLease(job_id, *job, token, "", now_ms, turn);
+    // Only a job READY since its enqueue may have its lease answered before
+    // the write (broker_read_ahead.cc): a spec read ahead for this one must
+    // not stay cached for its next lease.
+    payloads_.Erase(job_id);
     AdoptRunning(job_id, *job, now_ms);
     LogJob(spdlog::level::info, "lease adopted after a restart", job_id);
   }

@@ -675,6 +675,27 @@ TEST_F(BrokerTest, OnlyJobsThatCanHaveALostLeaseAreAdopted) {
   EXPECT_EQ(CompleteCode(late, 7), stale);
 }
 
+// A job read ahead while it could still be adopted, then adopted: its
+// attempt's lease is now written, so a crash would bring it back with a
+// ready entry, never adoptable again. Its next lease must not go out before
+// the write, so the spec read ahead is dropped at the adoption.
+TEST_F(BrokerTest, AnAdoptedJobsNextLeaseIsNotAnsweredBeforeItsWrite) {
+  uint64_t id = Enqueue("a");
+  v1::LeaseResponse lost = LeaseNotWritten();
+  ASSERT_EQ(lost.jobs_size(), 1);
+  Reopen();
+  ASSERT_EQ(ReadAhead(id, id + 1), 1u);
+  EXPECT_EQ(FailCode(id, lost.jobs(0).lease_token()), 0);  // adopts, retries
+  Advance(10'000);  // past the 1 s retry backoff
+  Turn turn(store_->NewBatch());
+  auto call = LeaseIn(turn);
+  ASSERT_EQ(call->response.jobs_size(), 1);
+  EXPECT_EQ(call->response.jobs(0).job().id(), id);
+  EXPECT_TRUE(turn.replies_before_apply.empty());
+  ASSERT_TRUE(Commit(turn).ok());
+  EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
+}
+
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
   uint64_t id = Enqueue("a");
   auto lease = Lease();
