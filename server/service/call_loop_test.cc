@@ -182,14 +182,15 @@ class CanceledCallTest : public CallLoopTest {
 };
 
 // As the callback API's OnCancel and OnDone: a waiting call canceled by
-// its client hears of it, and is answered and freed afterwards.
-TEST_F(CanceledCallTest, AnErrorAnswerAfterTheCancelLosesNothing) {
+// its client hears of it, and is answered and freed afterwards. An error
+// answer sends no response: whatever the handler put in it is lost.
+TEST_F(CanceledCallTest, AnErrorAnswerAfterTheCancelLosesTheResponse) {
   std::future<bool> finished = done_.get_future();
   EXPECT_EQ(finished.wait_for(std::chrono::seconds(0)),
             std::future_status::timeout);  // not before it is answered
   call_->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "canceled"));
   ASSERT_TRUE(Arrives(finished));
-  EXPECT_FALSE(finished.get());
+  EXPECT_TRUE(finished.get());
   std::future<grpc::Status> answered = answered_.get_future();
   ASSERT_TRUE(Arrives(answered));
   EXPECT_EQ(answered.get().error_code(), grpc::StatusCode::CANCELLED);
@@ -202,6 +203,25 @@ TEST_F(CanceledCallTest, AnOkAnswerAfterTheCancelIsReportedLost) {
   EXPECT_TRUE(finished.get());
   std::future<grpc::Status> answered = answered_.get_future();
   EXPECT_TRUE(Arrives(answered));
+}
+
+// A Lease answered with an error after its jobs were granted (their specs
+// could not be read): the worker never sees them, so they must go back.
+TEST_F(CallLoopTest, AnErrorAnswerReportsTheResponseLost) {
+  std::promise<bool> done;
+  lease_ = [&](Call& call, const v1::LeaseRequest*, v1::LeaseResponse*) {
+    call.Watch([] {}, [&](bool lost) { done.set_value(lost); });
+    call.Finish(grpc::Status(grpc::StatusCode::INTERNAL, "read failed"));
+  };
+  StartServer();
+  grpc::ClientContext context;
+  context.set_deadline(Deadline());
+  v1::LeaseResponse reply;
+  EXPECT_EQ(stub_->Lease(&context, v1::LeaseRequest(), &reply).error_code(),
+            grpc::StatusCode::INTERNAL);
+  std::future<bool> finished = done.get_future();
+  ASSERT_TRUE(Arrives(finished));
+  EXPECT_TRUE(finished.get());
 }
 
 TEST_F(CallLoopTest, AnAnsweredCallIsNotLostOrCanceled) {

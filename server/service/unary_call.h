@@ -52,10 +52,11 @@ class Call {
   // callback API's reactor methods of that name.
   // `on_cancel`: the client canceled (or went away) before the answer went
   // out; at once if it did so before the handler ran. `on_done`: last, once the
-  // answer is out or dropped; `answer_lost` when the call was finished OK but
-  // canceled, so the client may never have had the response.
+  // answer is out or dropped; `response_lost` when the client may never have
+  // had the response: the call was finished with an error (which sends no
+  // response), or finished OK but canceled.
   virtual void Watch(std::function<void()> on_cancel,
-                     std::function<void(bool answer_lost)> on_done) = 0;
+                     std::function<void(bool response_lost)> on_done) = 0;
 };
 
 // How a started call reaches its handler: at once on the loop thread, or
@@ -104,7 +105,7 @@ class UnaryCall final : public Call {
   }
 
   void Watch(std::function<void()> on_cancel,
-             std::function<void(bool answer_lost)> on_done) override {
+             std::function<void(bool response_lost)> on_done) override {
     on_cancel_ = std::move(on_cancel);
     on_done_ = std::move(on_done);
     if (done_seen_ && canceled_) on_cancel_();  // canceled before it started
@@ -143,7 +144,7 @@ class UnaryCall final : public Call {
 
   void Release() {
     if (--pending_ > 0) return;
-    if (on_done_) on_done_(canceled_ && answered_ok_);
+    if (on_done_) on_done_(canceled_ || !answered_ok_);
     delete this;
   }
 
