@@ -42,10 +42,13 @@ void Broker::RemoveQueued(uint64_t job_id, JobMeta& job, Turn& turn) {
 void Broker::HandleCancelJob(CancelJobCommand& c, Turn& turn) {
   uint64_t job_id = c.job->id();
   JobMeta* job = jobs_.Find(job_id);
-  if (job == nullptr) {
+  if (job == nullptr) {  // it left since the service read its record
     Reply(turn, std::move(c.done),
-          FailedPrecondition("job: " + std::to_string(job_id) +
-                             " is dead or finished"));
+          dead_ids_.contains(job_id)
+              ? FailedPrecondition("job: " + std::to_string(job_id) +
+                                   " is dead; only READY or SCHEDULED jobs "
+                                   "can be canceled")
+              : NotFound("job: " + std::to_string(job_id) + " has finished"));
     return;
   }
   if (job->state == v1::JOB_STATE_LEASED) {

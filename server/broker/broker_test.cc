@@ -215,6 +215,27 @@ TEST_F(BrokerTest, ADelayedJobStaysDueWhileThousandsAreCanceled) {
   EXPECT_EQ(Stats("later").ready(), 1u);
 }
 
+// A cancel whose job ended after the service read its record: finished is
+// NOT_FOUND and dead is FAILED_PRECONDITION, as when the read saw the end.
+TEST_F(BrokerTest, ACancelRacingTheJobsEndAnswersAsAfterIt) {
+  auto cancel = [&](uint64_t id) {
+    v1::Job job;
+    job.set_id(id);
+    std::optional<Status> done;
+    Command command = CancelJobCommand{&job, [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    return done ? done->code() : StatusCode::kOk;
+  };
+  uint64_t finished = Enqueue("a");
+  auto lease = Lease();
+  ASSERT_EQ(CompleteCode(finished, lease->response.jobs(0).lease_token()), 0);
+  EXPECT_EQ(cancel(finished), StatusCode::kNotFound);
+  uint64_t dead = Enqueue("a");
+  lease = Lease();
+  ASSERT_EQ(FailCode(dead, lease->response.jobs(0).lease_token(), false), 0);
+  EXPECT_EQ(cancel(dead), StatusCode::kFailedPrecondition);
+}
+
 TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   v1::JobSpec spec = SpecWithLease("a", 1000);
   spec.set_max_attempts(2);
