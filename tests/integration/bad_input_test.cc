@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "google/protobuf/stubs/logging.h"
 #include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
 #include "tests/integration/fairqd_process.h"
@@ -247,6 +248,31 @@ TEST_F(BadInputTest, AnOversizedMessageIsRefusedBeforeItIsRead) {
   status = Call(*worker_, &v1::Worker::Stub::Heartbeat, beat, &answer);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
       << status.error_message();
+  EXPECT_EQ(JobsOf("known"), 0u);
+  ExpectStillServing();
+}
+
+// Text that is not UTF-8 in a string field: protobuf cannot parse the
+// request, so gRPC refuses the whole call before fairqd sees it, as
+// docs/api.md says (here a label's value, and one bad error text in a Fail
+// batch).
+TEST_F(BadInputTest, TextThatIsNotUtf8IsRefusedByGrpcAsUnparsable) {
+  google::protobuf::LogSilencer silence;  // this side warns as it sends
+  v1::JobSpec spec = Spec("known", "p");
+  (*spec.mutable_labels())["k"] = "bad\xff";
+  uint64_t id = 0;
+  grpc::Status status = Enqueue(*producer_, spec, &id);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(status.error_message(), "Unable to parse request");
+  v1::FailRequest fail;
+  for (const char* error : {"fine", "bad\xff"}) {
+    v1::Failure* failure = fail.add_failures();
+    failure->set_job_id(1);
+    failure->set_error(error);
+  }
+  v1::AckResponse acks;
+  status = Call(*worker_, &v1::Worker::Stub::Fail, fail, &acks);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL);
   EXPECT_EQ(JobsOf("known"), 0u);
   ExpectStillServing();
 }
