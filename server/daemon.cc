@@ -162,25 +162,37 @@ Status Daemon::Serve(const config::DaemonConfig& config) {
 }
 
 void Daemon::ReloadSettings(const config::DaemonConfig& config) {
-  // Organisations first, so that a tenant moved into a new one finds it
-  // with its weight rather than creating it with weight 1.
-  dispatcher_->Post(SetOrgsCommand{config.orgs, LogIfRefused("organisations")});
-  dispatcher_->Post(AddPoolsCommand{config.pools, LogIfRefused("pools")});
+  std::vector<SetTenantCommand> tenants;
   for (const v1::Tenant& tenant : config.tenants) {
     auto settings = std::make_shared<v1::Tenant>(tenant);
     auto result = std::make_shared<v1::Tenant>();
     // The command points into `settings` and `result`: they live as long
     // as its answer.
     Done log = LogIfRefused("tenant settings", tenant.name());
-    dispatcher_->Post(SetTenantCommand{
+    tenants.push_back(SetTenantCommand{
         settings.get(), result.get(),
         [settings, result, log = std::move(log)](const Status& status) {
           log(status);
         },
         /*from_config=*/true});
   }
-  spdlog::info("reloaded {} organisations, {} pools and {} tenant settings",
-               config.orgs.size(), config.pools.size(), config.tenants.size());
+  Done done = [orgs = config.orgs.size(), pools = config.pools.size(),
+               count = tenants.size()](const Status& status) {
+    if (!status.ok()) {
+      logging::Log(spdlog::level::err,
+                   "reload refused; nothing changed: send SIGHUP again",
+                   {{"error", status.ToString()}});
+      return;
+    }
+    spdlog::info("reloaded {} organisations, {} pools and {} tenant settings",
+                 orgs, pools, count);
+  };
+  dispatcher_->Post(ReloadCommand{
+      .orgs = {config.orgs, LogIfRefused("organisations")},
+      .pools = {config.pools, LogIfRefused("pools")},
+      .tenants = std::move(tenants),
+      .done = std::move(done),
+  });
 }
 
 void Daemon::Shutdown() {

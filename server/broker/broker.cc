@@ -15,7 +15,6 @@ namespace {
 bool Mutates(const Command& command) {
   return !(std::holds_alternative<GetJobCommand>(command) ||
            std::holds_alternative<GetTenantCommand>(command) ||
-           std::holds_alternative<SetOrgsCommand>(command) ||
            std::holds_alternative<ListTenantsCommand>(command) ||
            std::holds_alternative<QueueStatsCommand>(command) ||
            std::holds_alternative<LeaseCanceledCommand>(command) ||
@@ -119,10 +118,8 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
           HandleCancelJob(c, turn);
         } else if constexpr (std::is_same_v<T, SetTenantCommand>) {
           HandleSetTenant(c, turn);
-        } else if constexpr (std::is_same_v<T, SetOrgsCommand>) {
-          HandleSetOrgs(c);
-        } else if constexpr (std::is_same_v<T, AddPoolsCommand>) {
-          HandleAddPools(c, turn);
+        } else if constexpr (std::is_same_v<T, ReloadCommand>) {
+          HandleReload(c, turn);
         } else if constexpr (std::is_same_v<T, GetTenantCommand>) {
           HandleGetTenant(c, turn);
         } else if constexpr (std::is_same_v<T, ListTenantsCommand>) {

@@ -148,6 +148,7 @@ class Broker {
   Status ApplyOrgs(const std::vector<sched::OrgConfig>& orgs);
   void HandleSetOrgs(SetOrgsCommand& c);
   void HandleAddPools(AddPoolsCommand& c, Turn& turn);
+  void HandleReload(ReloadCommand& c, Turn& turn);
   // Creates and stores each of `names` not known yet.
   void AddListedPools(const std::vector<std::string>& names, Turn& turn);
   void HandleGetTenant(GetTenantCommand& c, Turn& turn);

@@ -318,8 +318,10 @@ TEST_F(BrokerMetricsTest, SnapshotFollowsReloadedOrganisations) {
   config_.tenants = {a, d};
   Open();
   Status reloaded = Internal("not answered");
-  Run(SetOrgsCommand{{{"acme", 7}, {"other", 2}},
-                     [&](const Status& status) { reloaded = status; }});
+  Run(ReloadCommand{.orgs = {{{"acme", 7}, {"other", 2}}, [](const Status&) {}},
+                    .pools = {{}, [](const Status&) {}},
+                    .tenants = {},
+                    .done = [&](const Status& status) { reloaded = status; }});
   ASSERT_TRUE(reloaded.ok()) << reloaded.ToString();
   metrics::BrokerState state = Snapshot();
   ASSERT_EQ(state.tenants.size(), 2u);

@@ -139,6 +139,13 @@ void Broker::HandleAddPools(AddPoolsCommand& c, Turn& turn) {
   Reply(turn, std::move(c.done), Status::Ok());
 }
 
+void Broker::HandleReload(ReloadCommand& c, Turn& turn) {
+  HandleSetOrgs(c.orgs);
+  HandleAddPools(c.pools, turn);
+  for (SetTenantCommand& tenant : c.tenants) HandleSetTenant(tenant, turn);
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
 void Broker::AddListedPools(const std::vector<std::string>& names, Turn& turn) {
   for (const std::string& name : names) {
     if (pool_ids_.contains(name)) continue;

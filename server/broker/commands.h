@@ -9,10 +9,10 @@
 // jobs, earlier (a lease may be forgotten by a power loss: the job is
 // redelivered): on the dispatcher thread once it hands the turn to the
 // writer when every spec came from the payload cache, else on the apply
-// thread once the turn is applied. SetOrgs and MetricsSnapshot, which
-// neither write nor report anything stored, run it on the dispatcher thread
-// at once. A command never runs `done` twice, and every command runs it
-// exactly once, even at shutdown.
+// thread once the turn is applied. A reload's organisations and
+// MetricsSnapshot, which neither write nor report anything stored, run it on
+// the dispatcher thread at once. A command never runs `done` twice, and
+// every command runs it exactly once, even at shutdown.
 #ifndef FAIRQ_SERVER_BROKER_COMMANDS_H_
 #define FAIRQ_SERVER_BROKER_COMMANDS_H_
 
@@ -108,18 +108,33 @@ struct SetTenantCommand {
   const google::protobuf::FieldMask* mask = nullptr;
 };
 
-// SIGHUP: the config file's organisations, added or reweighted (at start,
-// Broker::Restore applies them; they are not stored). An organisation no
-// longer in the file keeps its weight until the next start.
+// Part of a ReloadCommand: the config file's organisations, added or
+// reweighted (at start, Broker::Restore applies them; they are not stored).
+// An organisation no longer in the file keeps its weight until the next
+// start.
 struct SetOrgsCommand {
   std::vector<sched::OrgConfig> orgs;  // validated
   Done done;
 };
 
-// The pools the config file lists, on SIGHUP: those not known yet are
-// created (as at start, whatever auto_create_pools and max_pools say).
+// Part of a ReloadCommand: the pools the config file lists; those not known
+// yet are created (as at start, whatever auto_create_pools and max_pools
+// say).
 struct AddPoolsCommand {
   std::vector<std::string> pools;
+  Done done;
+};
+
+// SIGHUP: the config file's organisations, pools and listed tenants'
+// settings, in one command so that a reload takes one place in the queue
+// and applies in one turn, in that order (a tenant moved into a new
+// organisation finds it with its weight), or, refused, not at all. Each
+// part's `done` hears how it went if it was applied; `done` runs once the
+// whole is durable, or with the refusal.
+struct ReloadCommand {
+  SetOrgsCommand orgs;
+  AddPoolsCommand pools;
+  std::vector<SetTenantCommand> tenants;  // from_config
   Done done;
 };
 
@@ -184,7 +199,7 @@ using Command =
     std::variant<EnqueueCommand, LeaseCommand, LeaseCanceledCommand,
                  LeaseUndeliveredCommand, HeartbeatCommand, CompleteCommand,
                  FailCommand, GetJobCommand, CancelJobCommand, SetTenantCommand,
-                 SetOrgsCommand, AddPoolsCommand, GetTenantCommand,
+                 ReloadCommand, GetTenantCommand,
                  ListTenantsCommand, PauseTenantCommand, QueueStatsCommand,
                  RequeueDeadCommand, SyncBarrierCommand, PurgeTenantCommand,
                  MetricsSnapshotCommand>;

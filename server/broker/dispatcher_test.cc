@@ -165,6 +165,57 @@ TEST_F(DispatcherTest, WithAnEventLoopAPostBeforeStartIsServedAfterIt) {
   writer.Stop();
 }
 
+// A SIGHUP's whole file is one command: with the queue nearly full it takes
+// the one place left, and every tenant it lists gets its settings.
+TEST_F(DispatcherTest, AReloadTakesOnePlaceInTheQueueAndAppliesWhole) {
+  Writer writer(store_.get(), /*max_turns_in_flight=*/4);
+  writer.Start();
+  Dispatcher dispatcher(std::move(broker_), &writer, store_.get(), 2);
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  v1::EnqueueBatchResponse enqueued;
+  dispatcher.Post(EnqueueCommand{{&spec}, &enqueued, [](const Status&) {}});
+  constexpr int kTenants = 30;
+  std::vector<v1::Tenant> settings(kTenants), results(kTenants);
+  std::atomic<int> refused{0};
+  ReloadCommand reload{.orgs = {{{"acme", 3}}, [](const Status&) {}},
+                       .pools = {{"gpu"}, [](const Status&) {}},
+                       .tenants = {},
+                       .done = {}};
+  for (int i = 0; i < kTenants; ++i) {
+    settings[i] = config::DefaultTenantSettings();
+    settings[i].set_name("t" + std::to_string(i));
+    settings[i].set_org("acme");
+    settings[i].set_weight(5);
+    reload.tenants.push_back(SetTenantCommand{
+        &settings[i], &results[i],
+        [&](const Status& s) { refused += s.ok() ? 0 : 1; },
+        /*from_config=*/true});
+  }
+  std::promise<Status> reloaded;
+  reload.done = [&](const Status& s) { reloaded.set_value(s); };
+  dispatcher.Post(std::move(reload));
+  dispatcher.Start();
+  std::future<Status> applied = reloaded.get_future();
+  ASSERT_EQ(applied.wait_for(kBound), std::future_status::ready);
+  EXPECT_TRUE(applied.get().ok());
+  EXPECT_EQ(refused.load(), 0);
+  v1::ListTenantsResponse listed;
+  std::promise<Status> done;
+  dispatcher.Post(ListTenantsCommand{
+      &listed, [&](const Status& s) { done.set_value(s); }});
+  std::future<Status> answered = done.get_future();
+  ASSERT_EQ(answered.wait_for(kBound), std::future_status::ready);
+  ASSERT_TRUE(answered.get().ok());
+  int reweighted = 0;
+  for (const v1::Tenant& tenant : listed.tenants()) {
+    if (tenant.org() == "acme" && tenant.weight() == 5) ++reweighted;
+  }
+  EXPECT_EQ(reweighted, kTenants);
+  dispatcher.Stop();
+  writer.Stop();
+}
+
 TEST_F(DispatcherTest, StoppedBeforeItStartedItRefusesWhatWasPosted) {
   Writer writer(store_.get(), /*max_turns_in_flight=*/4);
   Dispatcher dispatcher(std::move(broker_), &writer, store_.get(), 16);
