@@ -220,6 +220,10 @@ class Broker {
   // *answer the refusal, or OK for an exact repeat of one taken before.
   bool TakeReport(uint64_t job_id, uint64_t token, TakenReports::Kind kind,
                   int64_t now_ms, Turn& turn, Status* answer);
+  // A lease ended (completed, failed, lapsed or undelivered): the metrics
+  // and its worker's count hear of it. The caller then moves the job on.
+  void LeaseEnded(uint64_t job_id, const JobMeta& job, double runtime_s,
+                  int64_t now_ms);
   // A leased attempt failed or lapsed: retry after backoff, or DEAD.
   void EndAttempt(uint64_t job_id, double runtime_s, const std::string& error,
                   bool retryable, int64_t now_ms, Turn& turn);

@@ -115,8 +115,7 @@ void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
       LogJob(spdlog::level::debug, "job completed", done.job_id(),
              {{"runtime_s", Seconds(done.runtime())}});
       JobMeta& job = *jobs_.Find(done.job_id());
-      metrics_.LeaseEnded(job.tenant, job.pool, Seconds(done.runtime()),
-                          now_ms);
+      LeaseEnded(done.job_id(), job, Seconds(done.runtime()), now_ms);
       metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kCompleted);
       Forget(done.job_id(), job, turn);
     }

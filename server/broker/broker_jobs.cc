@@ -111,12 +111,18 @@ int64_t Broker::Backoff(const JobMeta& job) {
   return static_cast<int64_t>(base * jitter);
 }
 
+void Broker::LeaseEnded(uint64_t job_id, const JobMeta& job, double runtime_s,
+                        int64_t now_ms) {
+  metrics_.LeaseEnded(job.tenant, job.pool, runtime_s, now_ms);
+  workers_.LeaseEnded(job_id, now_ms);
+}
+
 void Broker::EndAttempt(uint64_t job_id, double runtime_s,
                         const std::string& error, bool retryable,
                         int64_t now_ms, Turn& turn) {
   JobMeta& job = *jobs_.Find(job_id);
   ExpectOk(scheduler_->Fail(job_id, runtime_s), "end a leased attempt", job_id);
-  metrics_.LeaseEnded(job.tenant, job.pool, runtime_s, now_ms);
+  LeaseEnded(job_id, job, runtime_s, now_ms);
   Leave(job_id, job, turn);
   jobs_.SetLastError(job_id, error);
   if (!retryable || job.attempts >= job.max_attempts) {

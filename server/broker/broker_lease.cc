@@ -101,16 +101,16 @@ void Broker::HandleLease(LeaseCommand& c, int64_t now_ms, Turn& turn) {
     waiter.pools.push_back(*pool);
   }
   if (waiter.pools.empty()) waiter.pools.push_back(*FindOrCreatePool("", turn));
-  for (uint32_t pool :
-       workers_.Seen(waiter.worker_id, request.slots(), waiter.pools, now_ms)) {
-    RefreshCapacity(pool);
-  }
-  waiter.max_jobs = std::min(std::max<uint32_t>(1, request.max_jobs()),
-                             MaxJobsPerReply(config_));
   int64_t wait_ms = request.has_wait()
                         ? TimeUtil::DurationToMilliseconds(request.wait())
                         : kDefaultWaitMs;
   waiter.deadline_ms = now_ms + wait_ms;
+  for (uint32_t pool : workers_.Seen(waiter.worker_id, request.slots(),
+                                     waiter.pools, waiter.deadline_ms)) {
+    RefreshCapacity(pool);
+  }
+  waiter.max_jobs = std::min(std::max<uint32_t>(1, request.max_jobs()),
+                             MaxJobsPerReply(config_));
   waiter.response = c.response;
   waiter.done = std::move(c.done);
   if (TryFill(waiter, now_ms, turn) || wait_ms <= 0) {
@@ -199,6 +199,7 @@ const std::string& Broker::StartLease(uint64_t job_id, JobMeta& job,
   lease.set_last_error(last_error);
   turn.batch.PutLease(job_id, lease);
   lease_timers_.Push({job.at_ms, job_id, job.token});
+  workers_.LeaseStarted(job_id, worker_id);
   return last_error;
 }
 
@@ -237,7 +238,7 @@ void Broker::HandleLeaseUndelivered(LeaseUndeliveredCommand& c,
     if (!CheckLease(job_id, token).ok()) continue;
     JobMeta& job = *jobs_.Find(job_id);
     ExpectOk(scheduler_->Fail(job_id, 0), "return an undelivered job", job_id);
-    metrics_.LeaseEnded(job.tenant, job.pool, 0, now_ms);
+    LeaseEnded(job_id, job, 0, now_ms);
     Leave(job_id, job, turn);
     --job.attempts;
     MakeReady(job_id, job, now_ms, turn);

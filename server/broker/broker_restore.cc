@@ -254,6 +254,7 @@ void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
   jobs_.SetLastError(job_id, lease.last_error());
   ++DepthOf(job.tenant, job.pool).leased;
   lease_timers_.Push({job.at_ms, job_id, job.token});
+  workers_.LeaseStarted(job_id, lease.worker_id());
   AdoptRunning(job_id, job, now_ms);
 }
 

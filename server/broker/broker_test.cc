@@ -717,6 +717,86 @@ TEST_F(BrokerTest, AnAdoptedJobsNextLeaseIsNotAnsweredBeforeItsWrite) {
   EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
 }
 
+// A worker whose every slot runs a long job calls Lease no more, but its
+// slots are still the pool's: a share cap is taken of them. Four workers of
+// one slot; "a" may hold half. w1 and w2 run its jobs for a minute while w3
+// and w4 keep polling. When w1 finishes and asks again, "a" may still hold
+// two: w1 gets the next job.
+TEST_F(BrokerTest, ABusyWorkersSlotsStayInItsPoolsCapacity) {
+  v1::Tenant capped = config::DefaultTenantSettings();
+  capped.set_name("a");
+  capped.mutable_cap()->set_share(0.5);
+  capped.set_cap_mode(v1::CAP_MODE_HARD);
+  config_.tenants = {capped};
+  config_.worker_liveness_seconds = 30;
+  Reopen();
+  auto lease_as = [&](const std::string& worker) {
+    auto call = NewLeaseCall();
+    call->request.set_worker_id(worker);
+    call->request.set_slots(1);
+    Command command = LeaseCommandFor(call.get());
+    Turn1(&command);
+    return call;
+  };
+  for (const char* worker : {"w1", "w2", "w3", "w4"}) {
+    EXPECT_EQ(lease_as(worker)->response.jobs_size(), 0);
+  }
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(Enqueue(SpecWithLease("a", 100'000)));
+  auto first = lease_as("w1");
+  ASSERT_EQ(first->response.jobs_size(), 1);
+  ASSERT_EQ(lease_as("w2")->response.jobs_size(), 1);
+  EXPECT_EQ(lease_as("w3")->response.jobs_size(), 0);  // "a" holds 2 of 4
+  for (int64_t at : {20'000, 20'000, 21'000}) {  // to t = 61 s
+    Advance(at);
+    EXPECT_EQ(lease_as("w3")->response.jobs_size(), 0);
+    EXPECT_EQ(lease_as("w4")->response.jobs_size(), 0);
+  }
+  ASSERT_EQ(CompleteCode(first->response.jobs(0).job().id(),
+                         first->response.jobs(0).lease_token()),
+            0);
+  EXPECT_EQ(lease_as("w1")->response.jobs_size(), 1);
+}
+
+// Every way a lease ends gives its worker back to the liveness window: a
+// worker whose leases all ended, one way or another, leaves its pool's
+// capacity a window after the last. Leases restored by a restart count
+// against the worker they name.
+TEST_F(BrokerTest, EveryWayALeaseEndsReleasesItsWorker) {
+  auto live_slots = [&] {
+    uint32_t slots = 0;
+    Command command = MetricsSnapshotCommand{
+        [&](const metrics::BrokerState& state, int64_t) {
+          slots = state.pools.empty() ? 0 : state.pools[0].slots;
+        },
+        [](const Status&) {}};
+    Turn1(&command);
+    return slots;
+  };
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(Enqueue(SpecWithLease("a", 60'000)));
+  ids.push_back(Enqueue(SpecWithLease("a", 1'000)));  // leased last
+  auto leased = Lease(0, 6);
+  ASSERT_EQ(leased->response.jobs_size(), 6);
+  auto token = [&](int i) { return leased->response.jobs(i).lease_token(); };
+  Reopen();  // restores the six leases, w1's; w1 has not polled since
+  EXPECT_EQ(live_slots(), 0u);
+  EXPECT_EQ(Lease()->response.jobs_size(), 0);  // w1 polls: all are leased
+  EXPECT_EQ(live_slots(), 8u);
+  EXPECT_EQ(CompleteCode(ids[0], token(0)), 0);
+  EXPECT_EQ(FailCode(ids[1], token(1)), 0);
+  EXPECT_EQ(FailCode(ids[2], token(2), false), 0);
+  Command undelivered = LeaseUndeliveredCommand{{{ids[3], token(3)}}};
+  Turn1(&undelivered);
+  Advance(40'000);  // job 5's restored lease lapses; job 4's is held
+  EXPECT_EQ(live_slots(), 8u);
+  EXPECT_EQ(CompleteCode(ids[4], token(4)), 0);
+  Advance(29'999);
+  EXPECT_EQ(live_slots(), 8u);
+  Advance(1);
+  EXPECT_EQ(live_slots(), 0u);
+}
+
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
   uint64_t id = Enqueue("a");
   auto lease = Lease();

@@ -14,7 +14,7 @@ void WorkerRegistry::Count(const Worker& worker, int sign) {
 std::vector<uint32_t> WorkerRegistry::Seen(const std::string& worker_id,
                                            uint32_t slots,
                                            const std::vector<uint32_t>& pools,
-                                           int64_t now_ms) {
+                                           int64_t until_ms) {
   Worker& worker = workers_[worker_id];
   std::vector<uint32_t> changed;
   if (worker.slots != slots || worker.pools != pools) {
@@ -25,14 +25,33 @@ std::vector<uint32_t> WorkerRegistry::Seen(const std::string& worker_id,
     Count(worker, +1);
     changed.insert(changed.end(), pools.begin(), pools.end());
   }
-  worker.last_seen_ms = now_ms;
+  worker.last_seen_ms = std::max(worker.last_seen_ms, until_ms);
   return changed;
+}
+
+void WorkerRegistry::LeaseStarted(uint64_t job_id,
+                                  const std::string& worker_id) {
+  if (worker_id.empty()) return;
+  Worker& worker = workers_[worker_id];
+  ++worker.leases;
+  holders_[job_id] = &worker;
+}
+
+void WorkerRegistry::LeaseEnded(uint64_t job_id, int64_t now_ms) {
+  auto it = holders_.find(job_id);
+  if (it == holders_.end()) return;
+  Worker& worker = *it->second;
+  holders_.erase(it);
+  if (--worker.leases == 0) {
+    worker.last_seen_ms = std::max(worker.last_seen_ms, now_ms);
+  }
 }
 
 std::vector<uint32_t> WorkerRegistry::Expire(int64_t now_ms) {
   std::vector<uint32_t> changed;
   for (auto it = workers_.begin(); it != workers_.end();) {
-    if (it->second.last_seen_ms + liveness_ms_ > now_ms) {
+    if (it->second.leases > 0 ||
+        it->second.last_seen_ms + liveness_ms_ > now_ms) {
       ++it;
       continue;
     }
@@ -47,6 +66,7 @@ std::vector<uint32_t> WorkerRegistry::Expire(int64_t now_ms) {
 std::optional<int64_t> WorkerRegistry::NextExpiry() const {
   std::optional<int64_t> next;
   for (const auto& [id, worker] : workers_) {
+    if (worker.leases > 0) continue;
     int64_t at = worker.last_seen_ms + liveness_ms_;
     if (!next || at < *next) next = at;
   }
