@@ -160,7 +160,8 @@ JobMeta* Broker::JobOfScheduledTimer(const Timer& timer) {
              : nullptr;
 }
 
-// A lapsed lease is a failed attempt that used the whole lease. Entries
+// A lapsed lease is a failed attempt that held its worker from the grant to
+// the lapse: the whole lease, and every heartbeat's extension. Entries
 // whose lease was extended are pushed again at the new deadline, so each
 // lease has one entry however often it is heartbeated.
 void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
@@ -175,8 +176,8 @@ void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
     }
     LogJob(spdlog::level::debug, "lease expired", timer.job_id);
     metrics_.Count(job->tenant, job->pool, metrics::JobEvent::kLeaseExpired);
-    EndAttempt(timer.job_id, job->lease_ms / 1000.0, "lease expired", true,
-               now_ms, turn);
+    EndAttempt(timer.job_id, static_cast<double>(now_ms - job->leased_ms) / 1000,
+               "lease expired", true, now_ms, turn);
   }
 }
 

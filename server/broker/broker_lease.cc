@@ -187,6 +187,7 @@ const std::string& Broker::StartLease(uint64_t job_id, JobMeta& job,
   job.adoptable = false;
   ++job.attempts;
   job.token = token;
+  job.leased_ms = now_ms;
   job.at_ms = now_ms + job.lease_ms;
   ++DepthOf(job.tenant, job.pool).leased;
   v1::LeaseRecord lease;

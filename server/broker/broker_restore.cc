@@ -242,6 +242,9 @@ void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
   job.state = v1::JOB_STATE_LEASED;
   job.attempts = static_cast<uint16_t>(lease.attempt());
   job.token = lease.token();
+  // Unknown in records older than leased_unix_ms: a lapse then charges
+  // from the restart.
+  job.leased_ms = lease.leased_unix_ms() > 0 ? lease.leased_unix_ms() : now_ms;
   // Bounded as a lease length is, whatever the record says.
   int64_t granted_ms =
       lease.leased_unix_ms() > 0

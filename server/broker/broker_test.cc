@@ -236,6 +236,22 @@ TEST_F(BrokerTest, ACancelRacingTheJobsEndAnswersAsAfterIt) {
   EXPECT_EQ(cancel(dead), StatusCode::kFailedPrecondition);
 }
 
+// A worker that heartbeats a job for a while and then dies held its slot
+// all that time: the lapse charges the tenant from the grant, not one lease
+// length.
+TEST_F(BrokerTest, AHeartbeatedLeaseThatLapsesIsChargedFromItsGrant) {
+  uint64_t id = Enqueue(SpecWithLease("a", 10'000));
+  auto lease = Lease();
+  ASSERT_EQ(lease->response.jobs_size(), 1);
+  for (int beat = 0; beat < 3; ++beat) {
+    Advance(8'000);
+    ASSERT_TRUE(Heartbeat(id, lease->response.jobs(0).lease_token()).ok());
+  }
+  Advance(10'000);  // t = 34 s: the last beat's lease lapses
+  EXPECT_EQ(Stats("a").scheduled(), 1u);
+  EXPECT_DOUBLE_EQ(Stats("a").worker_seconds(), 34);
+}
+
 TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   v1::JobSpec spec = SpecWithLease("a", 1000);
   spec.set_max_attempts(2);

@@ -43,7 +43,10 @@ struct JobMeta {
   // READY: when it became ready. SCHEDULED: when it is due. LEASED: the
   // lease deadline.
   int64_t at_ms = 0;
-  uint64_t seq = 0;    // READY: the ready-index sequence
+  union {
+    uint64_t seq = 0;   // READY: the ready-index sequence
+    int64_t leased_ms;  // LEASED: when the lease was granted
+  };
   uint64_t token = 0;  // LEASED: the lease token
   uint32_t tenant = 0;
   uint32_t pool = 0;
