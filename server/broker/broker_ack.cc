@@ -161,7 +161,8 @@ JobMeta* Broker::JobOfScheduledTimer(const Timer& timer) {
 }
 
 // A lapsed lease is a failed attempt that held its worker from the grant to
-// the lapse: the whole lease, and every heartbeat's extension. Entries
+// its deadline: the whole lease, and every heartbeat's extension (not the
+// timer's lateness, which is the broker's). Entries
 // whose lease was extended are pushed again at the new deadline, so each
 // lease has one entry however often it is heartbeated.
 void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
@@ -176,7 +177,8 @@ void Broker::ExpireLeases(int64_t now_ms, Turn& turn) {
     }
     LogJob(spdlog::level::debug, "lease expired", timer.job_id);
     metrics_.Count(job->tenant, job->pool, metrics::JobEvent::kLeaseExpired);
-    EndAttempt(timer.job_id, static_cast<double>(now_ms - job->leased_ms) / 1000,
+    EndAttempt(timer.job_id,
+               static_cast<double>(job->at_ms - job->leased_ms) / 1000,
                "lease expired", true, now_ms, turn);
   }
 }

@@ -222,7 +222,8 @@ TEST_F(BrokerTest, ACancelRacingTheJobsEndAnswersAsAfterIt) {
     v1::Job job;
     job.set_id(id);
     std::optional<Status> done;
-    Command command = CancelJobCommand{&job, [&](const Status& s) { done = s; }};
+    Command command =
+        CancelJobCommand{&job, [&](const Status& s) { done = s; }};
     Turn1(&command);
     return done ? done->code() : StatusCode::kOk;
   };
@@ -758,12 +759,13 @@ TEST_F(BrokerTest, ABusyWorkersSlotsStayInItsPoolsCapacity) {
     EXPECT_EQ(lease_as(worker)->response.jobs_size(), 0);
   }
   std::vector<uint64_t> ids;
-  for (int i = 0; i < 4; ++i) ids.push_back(Enqueue(SpecWithLease("a", 100'000)));
+  for (int i = 0; i < 4; ++i)
+    ids.push_back(Enqueue(SpecWithLease("a", 100'000)));
   auto first = lease_as("w1");
   ASSERT_EQ(first->response.jobs_size(), 1);
   ASSERT_EQ(lease_as("w2")->response.jobs_size(), 1);
   EXPECT_EQ(lease_as("w3")->response.jobs_size(), 0);  // "a" holds 2 of 4
-  for (int64_t at : {20'000, 20'000, 21'000}) {  // to t = 61 s
+  for (int64_t at : {20'000, 20'000, 21'000}) {        // to t = 61 s
     Advance(at);
     EXPECT_EQ(lease_as("w3")->response.jobs_size(), 0);
     EXPECT_EQ(lease_as("w4")->response.jobs_size(), 0);
@@ -790,7 +792,8 @@ TEST_F(BrokerTest, EveryWayALeaseEndsReleasesItsWorker) {
     return slots;
   };
   std::vector<uint64_t> ids;
-  for (int i = 0; i < 5; ++i) ids.push_back(Enqueue(SpecWithLease("a", 60'000)));
+  for (int i = 0; i < 5; ++i)
+    ids.push_back(Enqueue(SpecWithLease("a", 60'000)));
   ids.push_back(Enqueue(SpecWithLease("a", 1'000)));  // leased last
   auto leased = Lease(0, 6);
   ASSERT_EQ(leased->response.jobs_size(), 6);

@@ -199,9 +199,9 @@ using Command =
     std::variant<EnqueueCommand, LeaseCommand, LeaseCanceledCommand,
                  LeaseUndeliveredCommand, HeartbeatCommand, CompleteCommand,
                  FailCommand, GetJobCommand, CancelJobCommand, SetTenantCommand,
-                 ReloadCommand, GetTenantCommand,
-                 ListTenantsCommand, PauseTenantCommand, QueueStatsCommand,
-                 RequeueDeadCommand, SyncBarrierCommand, PurgeTenantCommand,
+                 ReloadCommand, GetTenantCommand, ListTenantsCommand,
+                 PauseTenantCommand, QueueStatsCommand, RequeueDeadCommand,
+                 SyncBarrierCommand, PurgeTenantCommand,
                  MetricsSnapshotCommand>;
 
 // Runs a command's `done` with `status` (for commands that carry one).

@@ -187,10 +187,10 @@ TEST_F(DispatcherTest, AReloadTakesOnePlaceInTheQueueAndAppliesWhole) {
     settings[i].set_name("t" + std::to_string(i));
     settings[i].set_org("acme");
     settings[i].set_weight(5);
-    reload.tenants.push_back(SetTenantCommand{
-        &settings[i], &results[i],
-        [&](const Status& s) { refused += s.ok() ? 0 : 1; },
-        /*from_config=*/true});
+    reload.tenants.push_back(
+        SetTenantCommand{&settings[i], &results[i],
+                         [&](const Status& s) { refused += s.ok() ? 0 : 1; },
+                         /*from_config=*/true});
   }
   std::promise<Status> reloaded;
   reload.done = [&](const Status& s) { reloaded.set_value(s); };
@@ -202,8 +202,8 @@ TEST_F(DispatcherTest, AReloadTakesOnePlaceInTheQueueAndAppliesWhole) {
   EXPECT_EQ(refused.load(), 0);
   v1::ListTenantsResponse listed;
   std::promise<Status> done;
-  dispatcher.Post(ListTenantsCommand{
-      &listed, [&](const Status& s) { done.set_value(s); }});
+  dispatcher.Post(
+      ListTenantsCommand{&listed, [&](const Status& s) { done.set_value(s); }});
   std::future<Status> answered = done.get_future();
   ASSERT_EQ(answered.wait_for(kBound), std::future_status::ready);
   ASSERT_TRUE(answered.get().ok());

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "google/protobuf/stubs/logging.h"
-#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/client_util.h"
+#include "tests/integration/daemon_client_test.h"
 #include "tests/integration/fairqd_process.h"
 
 namespace fairq::testing {
