@@ -248,7 +248,11 @@ TEST(FairnessTest, TrickleTenantIsServedPromptlyWhileAFloodDrains) {
 
   // B's producer, paced by a steady-clock schedule, runs until A's last
   // job has been leased.
-  std::map<uint64_t, Clock::time_point> trickle_sent;
+  struct Sent {
+    Clock::time_point at;     // the Enqueue call's start
+    Clock::time_point acked;  // its answer: the job is in the broker
+  };
+  std::map<uint64_t, Sent> trickle_sent;
   std::atomic<bool> flood_leased{false};
   Clock::time_point start = Clock::now();
   std::thread trickle([&] {
@@ -263,7 +267,7 @@ TEST(FairnessTest, TrickleTenantIsServedPromptlyWhileAFloodDrains) {
       Clock::time_point sent = Clock::now();
       grpc::Status status = producer->Enqueue(&ctx, request, &response);
       EXPECT_TRUE(status.ok()) << status.error_message();
-      if (status.ok()) trickle_sent[response.job_id()] = sent;
+      if (status.ok()) trickle_sent[response.job_id()] = {sent, Clock::now()};
     }
   });
   auto producer = fairqd.Producer();
@@ -284,13 +288,22 @@ TEST(FairnessTest, TrickleTenantIsServedPromptlyWhileAFloodDrains) {
   std::map<uint64_t, JobRun> runs = slots.runs();
   std::vector<double> b_waits;
   std::vector<double> fifo_waits;  // what FIFO would have made B wait
+  // A's jobs that reached a worker after B's job was in the broker and
+  // before B's did: under FIFO all of A's backlog, under DRR a turn of A's.
+  std::vector<double> overtaken_by;
   for (const auto& [id, sent] : trickle_sent) {
-    b_waits.push_back(Millis(runs.at(id).leased - sent).count());
+    Clock::time_point b_leased = runs.at(id).leased;
+    b_waits.push_back(Millis(b_leased - sent.at).count());
     // A's jobs still queued when B's job arrived: FIFO puts B behind all.
-    size_t ahead = 0;
-    for (uint64_t a : flood) ahead += runs.at(a).leased > sent ? 1 : 0;
+    size_t ahead = 0, overtaking = 0;
+    for (uint64_t a : flood) {
+      Clock::time_point a_leased = runs.at(a).leased;
+      ahead += a_leased > sent.at ? 1 : 0;
+      overtaking += a_leased > sent.acked && a_leased < b_leased ? 1 : 0;
+    }
     fifo_waits.push_back(static_cast<double>(ahead) * kJobSeconds * 1000 /
                          kSlots);
+    overtaken_by.push_back(static_cast<double>(overtaking));
   }
   Clock::time_point a_done = start;
   for (uint64_t a : flood) a_done = std::max(a_done, runs.at(a).done);
@@ -314,10 +327,14 @@ TEST(FairnessTest, TrickleTenantIsServedPromptlyWhileAFloodDrains) {
   }
   std::printf(
       "[ fairness ] B: %zu jobs, wait p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, "
-      "max %.1f ms (FIFO would be p50 %.0f ms, max %.0f ms)\n",
+      "max %.1f ms (FIFO would be p50 %.0f ms, max %.0f ms); A's jobs "
+      "leased ahead of one of B's once it was queued: p50 %.0f, p99 %.0f, "
+      "max %.0f\n",
       b_waits.size(), Percentile(b_waits, 0.5), Percentile(b_waits, 0.9),
       Percentile(b_waits, 0.99), Percentile(b_waits, 1.0),
-      Percentile(fifo_waits, 0.5), Percentile(fifo_waits, 1.0));
+      Percentile(fifo_waits, 0.5), Percentile(fifo_waits, 1.0),
+      Percentile(overtaken_by, 0.5), Percentile(overtaken_by, 0.99),
+      Percentile(overtaken_by, 1.0));
   std::printf("[ fairness ] A: %d jobs done after %.0f ms (ideal %.0f ms, "
               "%.2fx); %zu empty leases while A had a backlog\n",
               kFlood, a_ms, ideal_ms, a_ms / ideal_ms, idle_with_backlog);
@@ -325,26 +342,20 @@ TEST(FairnessTest, TrickleTenantIsServedPromptlyWhileAFloodDrains) {
   // The scenario really made B compete with a deep backlog of A's.
   ASSERT_GE(b_waits.size(), 50u);
   EXPECT_GE(Percentile(fifo_waits, 0.5), 1000);
-  // B's p99 within 250 ms: about 12 job lengths, yet 10x under FIFO's
-  // median (~2.5 s) and 20x under its worst (~5 s). The expected figure is one job length
-  // or less (the next slot to free up, plus two fsync'd round trips); the
-  // slack absorbs a loaded 2-core CI machine, where 8 worker threads, the
-  // trickle, the test and fairqd's own threads share two cores and an
-  // fsync can stall for tens of milliseconds.
-  EXPECT_LE(Percentile(b_waits, 0.99), 250);
+  // B is not queued behind A's backlog: once B's job is in the broker, A
+  // leases at most one DRR turn ahead of it (its credit is capped at
+  // max_deficit, 4 jobs), plus up to kSlots - 1 grants made earlier but
+  // received later. Counted in leases, not milliseconds, so that a slow
+  // machine cannot fail it (waits in time are fairq-bench's flood
+  // scenario, docs/benchmarks.md); FIFO would put hundreds of A's ahead.
+  EXPECT_LE(Percentile(overtaken_by, 0.99), 2 * kSlots);
   // Work conservation, exactly: no slot was told "no work" while A had
   // jobs queued. This holds however slow the machine is. (Checked against
   // a hard cap of 4 on A: ~2,000 such answers.)
   EXPECT_EQ(idle_with_backlog, 0u);
-  // And in throughput: A gets every slot B leaves idle. Ideal is the whole
-  // workload spread over 8 slots; each job also costs a Lease and a
-  // Complete round trip, both waiting for fsync, and those round trips
-  // slow down with the machine. Measured 1.1-1.3x on an idle 2-core
-  // machine, 1.8-2.0x with two busy-looping processes beside it (the
-  // worker threads, fairqd and the trickle then get half the CPU). So the
-  // bound is 2.5x, a guard against a gross slowdown; whether A is given
-  // every free slot is the exact check above.
-  EXPECT_LE(a_ms, 2.5 * ideal_ms);
+  // A's finish against the ideal is printed, not checked: it is a speed
+  // (fairq-bench flood's target); that A gets every free slot is the exact
+  // check above.
 }
 
 // The domain's "weights" scenario: two tenants of weights 3 and 1 both
