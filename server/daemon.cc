@@ -179,20 +179,20 @@ void Daemon::ReloadSettings(const config::DaemonConfig& config) {
   Done done = [orgs = config.orgs.size(), pools = config.pools.size(),
                count = tenants.size()](const Status& status) {
     if (!status.ok()) {
-      logging::Log(spdlog::level::err,
-                   "reload refused; nothing changed: send SIGHUP again",
+      logging::Log(spdlog::level::err, "reload failed",
                    {{"error", status.ToString()}});
       return;
     }
     spdlog::info("reloaded {} organisations, {} pools and {} tenant settings",
                  orgs, pools, count);
   };
-  dispatcher_->Post(ReloadCommand{
-      .orgs = {config.orgs, LogIfRefused("organisations")},
-      .pools = {config.pools, LogIfRefused("pools")},
-      .tenants = std::move(tenants),
-      .done = std::move(done),
-  });
+  dispatcher_->Post(
+      ReloadCommand{std::make_unique<ReloadCommand::Parts>(ReloadCommand::Parts{
+                        .orgs = {config.orgs, LogIfRefused("organisations")},
+                        .pools = {config.pools, LogIfRefused("pools")},
+                        .tenants = std::move(tenants),
+                    }),
+                    std::move(done)});
 }
 
 void Daemon::Shutdown() {

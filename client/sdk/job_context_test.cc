@@ -33,6 +33,9 @@ TEST(JobContextTest, WaitForWakesOnASignalFromAnotherThread) {
   JobContext job(LeasedJobInfo{});
   auto woken = std::async(std::launch::async,
                           [&] { return job.WaitFor(seconds(20)); });
+  // Still waiting: the signal below then has to wake it (can only fail
+  // if the wait returns without one).
+  ASSERT_EQ(woken.wait_for(milliseconds(50)), std::future_status::timeout);
   job.SetShouldYield(true);
   ASSERT_EQ(woken.wait_for(seconds(10)), std::future_status::ready);
   EXPECT_TRUE(woken.get());
@@ -49,6 +52,7 @@ TEST(JobContextTest, WaitForCancelIgnoresStopAndYield) {
   EXPECT_FALSE(job.WaitForCancel(milliseconds(20)));
   auto cancelled = std::async(std::launch::async,
                               [&] { return job.WaitForCancel(seconds(20)); });
+  ASSERT_EQ(cancelled.wait_for(milliseconds(50)), std::future_status::timeout);
   job.Cancel();
   ASSERT_EQ(cancelled.wait_for(seconds(10)), std::future_status::ready);
   EXPECT_TRUE(cancelled.get());

@@ -42,7 +42,7 @@ void Broker::RemoveQueued(uint64_t job_id, JobMeta& job, Turn& turn) {
 void Broker::HandleCancelJob(CancelJobCommand& c, Turn& turn) {
   uint64_t job_id = c.job->id();
   JobMeta* job = jobs_.Find(job_id);
-  if (job == nullptr) {  // it left since the service read its record
+  if (job == nullptr) {  // not live: dead, or finished since it was read
     Reply(turn, std::move(c.done),
           dead_ids_.contains(job_id)
               ? FailedPrecondition("job: " + std::to_string(job_id) +

@@ -125,6 +125,7 @@ TEST_F(BrokerClockTest, NeverRunsBackwardNorBelowNineTenthsOfThePace) {
     fake_steady_us += elapsed;
     fake_wall_us += elapsed + (steps(random) ? step_us(random) : 0);
     const int64_t now_us = clock_.Now() * 1000;
+    ASSERT_GE(now_us, last_us) << "reading " << i;
     // 1 ms: each answer is rounded down to one.
     ASSERT_GE(now_us, last_us + elapsed * 9 / 10 - 1000) << "reading " << i;
     ASSERT_GE(now_us, fake_wall_us - 999) << "reading " << i;

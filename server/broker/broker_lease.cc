@@ -232,11 +232,17 @@ void Broker::HandleLeaseCanceled(LeaseCanceledCommand& c, Turn& turn) {
 }
 
 // The jobs never reached a worker: back to the queue at once, and the
-// attempt they were granted does not count.
+// attempt they were granted does not count; unless the answer failed, which
+// is a failed attempt.
 void Broker::HandleLeaseUndelivered(LeaseUndeliveredCommand& c,
                                     int64_t now_ms, Turn& turn) {
   for (const auto& [job_id, token] : c.leases) {
     if (!CheckLease(job_id, token).ok()) continue;
+    if (c.failed) {
+      EndAttempt(job_id, 0, "the lease's answer failed (reading the job)", true,
+                 now_ms, turn);
+      continue;
+    }
     JobMeta& job = *jobs_.Find(job_id);
     ExpectOk(scheduler_->Fail(job_id, 0), "return an undelivered job", job_id);
     LeaseEnded(job_id, job, 0, now_ms);

@@ -318,10 +318,13 @@ TEST_F(BrokerMetricsTest, SnapshotFollowsReloadedOrganisations) {
   config_.tenants = {a, d};
   Open();
   Status reloaded = Internal("not answered");
-  Run(ReloadCommand{.orgs = {{{"acme", 7}, {"other", 2}}, [](const Status&) {}},
-                    .pools = {{}, [](const Status&) {}},
-                    .tenants = {},
-                    .done = [&](const Status& status) { reloaded = status; }});
+  Run(ReloadCommand{
+      std::make_unique<ReloadCommand::Parts>(ReloadCommand::Parts{
+          .orgs = {{{"acme", 7}, {"other", 2}}, [](const Status&) {}},
+          .pools = {{}, [](const Status&) {}},
+          .tenants = {},
+      }),
+      [&](const Status& status) { reloaded = status; }});
   ASSERT_TRUE(reloaded.ok()) << reloaded.ToString();
   metrics::BrokerState state = Snapshot();
   ASSERT_EQ(state.tenants.size(), 2u);

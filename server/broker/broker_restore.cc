@@ -242,9 +242,6 @@ void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
   job.state = v1::JOB_STATE_LEASED;
   job.attempts = static_cast<uint16_t>(lease.attempt());
   job.token = lease.token();
-  // Unknown in records older than leased_unix_ms: a lapse then charges
-  // from the restart.
-  job.leased_ms = lease.leased_unix_ms() > 0 ? lease.leased_unix_ms() : now_ms;
   // Bounded as a lease length is, whatever the record says.
   int64_t granted_ms =
       lease.leased_unix_ms() > 0
@@ -254,6 +251,10 @@ void Broker::RestoreLease(uint64_t job_id, JobMeta& job,
           : 0;
   job.at_ms = std::max(lease.deadline_unix_ms(),
                        now_ms + std::max<int64_t>(job.lease_ms, granted_ms));
+  // A lapse charges from the grant, but at most the length granted before
+  // the restart: not hours fairqd was down, when no worker could report.
+  job.leased_ms =
+      std::max<int64_t>(lease.leased_unix_ms(), now_ms - granted_ms);
   jobs_.SetLastError(job_id, lease.last_error());
   ++DepthOf(job.tenant, job.pool).leased;
   lease_timers_.Push({job.at_ms, job_id, job.token});

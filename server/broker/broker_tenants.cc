@@ -140,9 +140,11 @@ void Broker::HandleAddPools(AddPoolsCommand& c, Turn& turn) {
 }
 
 void Broker::HandleReload(ReloadCommand& c, Turn& turn) {
-  HandleSetOrgs(c.orgs);
-  HandleAddPools(c.pools, turn);
-  for (SetTenantCommand& tenant : c.tenants) HandleSetTenant(tenant, turn);
+  HandleSetOrgs(c.parts->orgs);
+  HandleAddPools(c.parts->pools, turn);
+  for (SetTenantCommand& tenant : c.parts->tenants) {
+    HandleSetTenant(tenant, turn);
+  }
   Reply(turn, std::move(c.done), Status::Ok());
 }
 

@@ -25,6 +25,17 @@ class BrokerTest : public BrokerFixture {
     *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(lease_ms);
     return spec;
   }
+  // The default pool's live capacity, as a scrape sees it.
+  uint32_t LiveSlots() {
+    uint32_t slots = 0;
+    Command command = MetricsSnapshotCommand{
+        [&](const metrics::BrokerState& state, int64_t) {
+          slots = state.pools.empty() ? 0 : state.pools[0].slots;
+        },
+        [](const Status&) {}};
+    Turn1(&command);
+    return slots;
+  }
 };
 
 TEST_F(BrokerTest, EnqueueLeaseComplete) {
@@ -251,6 +262,18 @@ TEST_F(BrokerTest, AHeartbeatedLeaseThatLapsesIsChargedFromItsGrant) {
   Advance(10'000);  // t = 34 s: the last beat's lease lapses
   EXPECT_EQ(Stats("a").scheduled(), 1u);
   EXPECT_DOUBLE_EQ(Stats("a").worker_seconds(), 34);
+}
+
+// After a restart a lease's lapse charges what it held before (at most its
+// granted length) and since, not the hours fairqd was down.
+TEST_F(BrokerTest, ARestoredLeasesLapseDoesNotChargeTheDowntime) {
+  Enqueue(SpecWithLease("a", 10'000));
+  ASSERT_EQ(Lease()->response.jobs_size(), 1);
+  now_ += 2 * 3600 * 1000;  // down for two hours
+  Reopen();
+  Advance(10'000);  // the restored lease lapses, 10 s after the restart
+  EXPECT_EQ(Stats("a").scheduled(), 1u);
+  EXPECT_DOUBLE_EQ(Stats("a").worker_seconds(), 20);
 }
 
 TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
@@ -776,21 +799,28 @@ TEST_F(BrokerTest, ABusyWorkersSlotsStayInItsPoolsCapacity) {
   EXPECT_EQ(lease_as("w1")->response.jobs_size(), 1);
 }
 
+// A worker waiting in a long poll is there: it counts until its wait ends
+// and a window after, so an idle worker that polls again as its wait ends
+// never drops out of the capacity.
+TEST_F(BrokerTest, ALeaseCallCountsUntilItsWaitEnds) {
+  config_.worker_liveness_seconds = 30;
+  Reopen();
+  auto waiting = Lease(30'000);
+  EXPECT_FALSE(waiting->done.has_value());
+  Advance(30'000);  // the wait ends with no job
+  ASSERT_TRUE(waiting->done.has_value());
+  EXPECT_EQ(LiveSlots(), 8u);
+  Advance(29'999);
+  EXPECT_EQ(LiveSlots(), 8u);
+  Advance(1);
+  EXPECT_EQ(LiveSlots(), 0u);
+}
+
 // Every way a lease ends gives its worker back to the liveness window: a
 // worker whose leases all ended, one way or another, leaves its pool's
 // capacity a window after the last. Leases restored by a restart count
 // against the worker they name.
 TEST_F(BrokerTest, EveryWayALeaseEndsReleasesItsWorker) {
-  auto live_slots = [&] {
-    uint32_t slots = 0;
-    Command command = MetricsSnapshotCommand{
-        [&](const metrics::BrokerState& state, int64_t) {
-          slots = state.pools.empty() ? 0 : state.pools[0].slots;
-        },
-        [](const Status&) {}};
-    Turn1(&command);
-    return slots;
-  };
   std::vector<uint64_t> ids;
   for (int i = 0; i < 5; ++i)
     ids.push_back(Enqueue(SpecWithLease("a", 60'000)));
@@ -799,21 +829,21 @@ TEST_F(BrokerTest, EveryWayALeaseEndsReleasesItsWorker) {
   ASSERT_EQ(leased->response.jobs_size(), 6);
   auto token = [&](int i) { return leased->response.jobs(i).lease_token(); };
   Reopen();  // restores the six leases, w1's; w1 has not polled since
-  EXPECT_EQ(live_slots(), 0u);
+  EXPECT_EQ(LiveSlots(), 0u);
   EXPECT_EQ(Lease()->response.jobs_size(), 0);  // w1 polls: all are leased
-  EXPECT_EQ(live_slots(), 8u);
+  EXPECT_EQ(LiveSlots(), 8u);
   EXPECT_EQ(CompleteCode(ids[0], token(0)), 0);
   EXPECT_EQ(FailCode(ids[1], token(1)), 0);
   EXPECT_EQ(FailCode(ids[2], token(2), false), 0);
   Command undelivered = LeaseUndeliveredCommand{{{ids[3], token(3)}}};
   Turn1(&undelivered);
   Advance(40'000);  // job 5's restored lease lapses; job 4's is held
-  EXPECT_EQ(live_slots(), 8u);
+  EXPECT_EQ(LiveSlots(), 8u);
   EXPECT_EQ(CompleteCode(ids[4], token(4)), 0);
   Advance(29'999);
-  EXPECT_EQ(live_slots(), 8u);
+  EXPECT_EQ(LiveSlots(), 8u);
   Advance(1);
-  EXPECT_EQ(live_slots(), 0u);
+  EXPECT_EQ(LiveSlots(), 0u);
 }
 
 TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
@@ -825,6 +855,29 @@ TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
   auto again = Lease();
   ASSERT_EQ(again->response.jobs_size(), 1);
   EXPECT_EQ(again->response.jobs(0).job().attempts(), 1u);
+}
+
+// A Lease answered with an error (its jobs' specs could not be read): the
+// attempt counts, and the job is retried after a backoff, so that a job
+// whose record cannot be read goes DEAD in the end instead of being handed
+// out again at once, forever.
+TEST_F(BrokerTest, ALeaseWhoseAnswerFailedIsAFailedAttempt) {
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_max_attempts(2);
+  uint64_t id = Enqueue(spec);
+  for (uint32_t attempt = 1; attempt <= 2; ++attempt) {
+    auto lease = Lease();
+    ASSERT_EQ(lease->response.jobs_size(), 1) << "attempt " << attempt;
+    Command failed = LeaseUndeliveredCommand{
+        {{id, lease->response.jobs(0).lease_token()}}, /*failed=*/true};
+    Turn1(&failed);
+    if (attempt == 1) {
+      EXPECT_EQ(Stats("a").scheduled(), 1u);  // not READY at once
+      Advance(10'000);                        // past the retry's backoff
+    }
+  }
+  EXPECT_EQ(Stats("a").dead(), 1u);
 }
 
 TEST_F(BrokerTest, IdempotencyKeyReturnsTheFirstJob) {

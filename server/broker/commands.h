@@ -65,6 +65,10 @@ struct LeaseCanceledCommand {
 // jobs go back to their queues at once, without using up an attempt.
 struct LeaseUndeliveredCommand {
   std::vector<std::pair<uint64_t, uint64_t>> leases;  // job id, token
+  // The call was answered with an error (reading the jobs' specs failed):
+  // each attempt counts as failed, so that a job that cannot be read goes
+  // round with a backoff, and DEAD in the end, rather than at once again.
+  bool failed = false;
 };
 
 struct HeartbeatCommand {
@@ -132,9 +136,13 @@ struct AddPoolsCommand {
 // part's `done` hears how it went if it was applied; `done` runs once the
 // whole is durable, or with the refusal.
 struct ReloadCommand {
-  SetOrgsCommand orgs;
-  AddPoolsCommand pools;
-  std::vector<SetTenantCommand> tenants;  // from_config
+  struct Parts {
+    SetOrgsCommand orgs;
+    AddPoolsCommand pools;
+    std::vector<SetTenantCommand> tenants;  // from_config
+  };
+  // By pointer: held inline, the parts would double every queued Command.
+  std::unique_ptr<Parts> parts;
   Done done;
 };
 

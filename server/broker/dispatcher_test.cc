@@ -178,16 +178,19 @@ TEST_F(DispatcherTest, AReloadTakesOnePlaceInTheQueueAndAppliesWhole) {
   constexpr int kTenants = 30;
   std::vector<v1::Tenant> settings(kTenants), results(kTenants);
   std::atomic<int> refused{0};
-  ReloadCommand reload{.orgs = {{{"acme", 3}}, [](const Status&) {}},
-                       .pools = {{"gpu"}, [](const Status&) {}},
-                       .tenants = {},
-                       .done = {}};
+  ReloadCommand reload{
+      std::make_unique<ReloadCommand::Parts>(ReloadCommand::Parts{
+          .orgs = {{{"acme", 3}}, [](const Status&) {}},
+          .pools = {{"gpu"}, [](const Status&) {}},
+          .tenants = {},
+      }),
+      {}};
   for (int i = 0; i < kTenants; ++i) {
     settings[i] = config::DefaultTenantSettings();
     settings[i].set_name("t" + std::to_string(i));
     settings[i].set_org("acme");
     settings[i].set_weight(5);
-    reload.tenants.push_back(
+    reload.parts->tenants.push_back(
         SetTenantCommand{&settings[i], &results[i],
                          [&](const Status& s) { refused += s.ok() ? 0 : 1; },
                          /*from_config=*/true});

@@ -156,7 +156,7 @@ class CanceledCallTest : public CallLoopTest {
   void SetUp() override {
     lease_ = [this](Call& call, const v1::LeaseRequest*, v1::LeaseResponse*) {
       call.Watch([this] { canceled_.set_value(); },
-                 [this](bool lost) { done_.set_value(lost); });
+                 [this](Delivery delivery) { done_.set_value(delivery); });
       waiting_.set_value(&call);
     };
     StartServer();
@@ -173,7 +173,7 @@ class CanceledCallTest : public CallLoopTest {
 
   std::promise<Call*> waiting_;
   std::promise<void> canceled_;
-  std::promise<bool> done_;
+  std::promise<Delivery> done_;
   std::promise<grpc::Status> answered_;
   grpc::ClientContext context_;
   v1::LeaseRequest request_;
@@ -185,12 +185,12 @@ class CanceledCallTest : public CallLoopTest {
 // its client hears of it, and is answered and freed afterwards. An error
 // answer sends no response: whatever the handler put in it is lost.
 TEST_F(CanceledCallTest, AnErrorAnswerAfterTheCancelLosesTheResponse) {
-  std::future<bool> finished = done_.get_future();
+  std::future<Delivery> finished = done_.get_future();
   EXPECT_EQ(finished.wait_for(std::chrono::seconds(0)),
             std::future_status::timeout);  // not before it is answered
   call_->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "canceled"));
   ASSERT_TRUE(Arrives(finished));
-  EXPECT_TRUE(finished.get());
+  EXPECT_EQ(finished.get(), Delivery::kNotSent);
   std::future<grpc::Status> answered = answered_.get_future();
   ASSERT_TRUE(Arrives(answered));
   EXPECT_EQ(answered.get().error_code(), grpc::StatusCode::CANCELLED);
@@ -198,9 +198,9 @@ TEST_F(CanceledCallTest, AnErrorAnswerAfterTheCancelLosesTheResponse) {
 
 TEST_F(CanceledCallTest, AnOkAnswerAfterTheCancelIsReportedLost) {
   call_->Finish(grpc::Status::OK);
-  std::future<bool> finished = done_.get_future();
+  std::future<Delivery> finished = done_.get_future();
   ASSERT_TRUE(Arrives(finished));
-  EXPECT_TRUE(finished.get());
+  EXPECT_EQ(finished.get(), Delivery::kMaybeLost);
   std::future<grpc::Status> answered = answered_.get_future();
   EXPECT_TRUE(Arrives(answered));
 }
@@ -208,9 +208,9 @@ TEST_F(CanceledCallTest, AnOkAnswerAfterTheCancelIsReportedLost) {
 // A Lease answered with an error after its jobs were granted (their specs
 // could not be read): the worker never sees them, so they must go back.
 TEST_F(CallLoopTest, AnErrorAnswerReportsTheResponseLost) {
-  std::promise<bool> done;
+  std::promise<Delivery> done;
   lease_ = [&](Call& call, const v1::LeaseRequest*, v1::LeaseResponse*) {
-    call.Watch([] {}, [&](bool lost) { done.set_value(lost); });
+    call.Watch([] {}, [&](Delivery delivery) { done.set_value(delivery); });
     call.Finish(grpc::Status(grpc::StatusCode::INTERNAL, "read failed"));
   };
   StartServer();
@@ -219,17 +219,17 @@ TEST_F(CallLoopTest, AnErrorAnswerReportsTheResponseLost) {
   v1::LeaseResponse reply;
   EXPECT_EQ(stub_->Lease(&context, v1::LeaseRequest(), &reply).error_code(),
             grpc::StatusCode::INTERNAL);
-  std::future<bool> finished = done.get_future();
+  std::future<Delivery> finished = done.get_future();
   ASSERT_TRUE(Arrives(finished));
-  EXPECT_TRUE(finished.get());
+  EXPECT_EQ(finished.get(), Delivery::kNotSent);
 }
 
 TEST_F(CallLoopTest, AnAnsweredCallIsNotLostOrCanceled) {
   std::promise<void> canceled;
-  std::promise<bool> done;
+  std::promise<Delivery> done;
   lease_ = [&](Call& call, const v1::LeaseRequest*, v1::LeaseResponse*) {
     call.Watch([&] { canceled.set_value(); },
-               [&](bool lost) { done.set_value(lost); });
+               [&](Delivery delivery) { done.set_value(delivery); });
     call.Finish(grpc::Status::OK);
   };
   StartServer();
@@ -237,9 +237,9 @@ TEST_F(CallLoopTest, AnAnsweredCallIsNotLostOrCanceled) {
   context.set_deadline(Deadline());
   v1::LeaseResponse reply;
   ASSERT_TRUE(stub_->Lease(&context, v1::LeaseRequest(), &reply).ok());
-  std::future<bool> finished = done.get_future();
+  std::future<Delivery> finished = done.get_future();
   ASSERT_TRUE(Arrives(finished));
-  EXPECT_FALSE(finished.get());
+  EXPECT_EQ(finished.get(), Delivery::kSent);
   EXPECT_EQ(canceled.get_future().wait_for(std::chrono::seconds(0)),
             std::future_status::timeout);
 }

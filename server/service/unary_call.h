@@ -39,6 +39,13 @@ class StepEvent final : public CallEvent {
   void (Owner::*const step_)(bool);
 };
 
+// How a watched call's response went.
+enum class Delivery {
+  kSent,       // answered OK, and the client did not go away first
+  kMaybeLost,  // answered OK, but the client canceled: it may never have it
+  kNotSent,    // answered with an error, which carries no response
+};
+
 // What a handler answers through.
 class Call {
  public:
@@ -52,11 +59,9 @@ class Call {
   // callback API's reactor methods of that name.
   // `on_cancel`: the client canceled (or went away) before the answer went
   // out; at once if it did so before the handler ran. `on_done`: last, once the
-  // answer is out or dropped; `response_lost` when the client may never have
-  // had the response: the call was finished with an error (which sends no
-  // response), or finished OK but canceled.
+  // answer is out or dropped, with what became of the response.
   virtual void Watch(std::function<void()> on_cancel,
-                     std::function<void(bool response_lost)> on_done) = 0;
+                     std::function<void(Delivery)> on_done) = 0;
 };
 
 // How a started call reaches its handler: at once on the loop thread, or
@@ -105,7 +110,7 @@ class UnaryCall final : public Call {
   }
 
   void Watch(std::function<void()> on_cancel,
-             std::function<void(bool response_lost)> on_done) override {
+             std::function<void(Delivery)> on_done) override {
     on_cancel_ = std::move(on_cancel);
     on_done_ = std::move(on_done);
     if (done_seen_ && canceled_) on_cancel_();  // canceled before it started
@@ -144,7 +149,11 @@ class UnaryCall final : public Call {
 
   void Release() {
     if (--pending_ > 0) return;
-    if (on_done_) on_done_(canceled_ || !answered_ok_);
+    if (on_done_) {
+      on_done_(!answered_ok_ ? Delivery::kNotSent
+               : canceled_   ? Delivery::kMaybeLost
+                             : Delivery::kSent);
+    }
     delete this;
   }
 
@@ -155,7 +164,7 @@ class UnaryCall final : public Call {
   Response response_;
   grpc::ServerAsyncResponseWriter<Response> responder_{&context_};
   std::function<void()> on_cancel_;
-  std::function<void(bool)> on_done_;
+  std::function<void(Delivery)> on_done_;
   bool answered_ok_ = false;
   bool done_seen_ = false;  // loop thread only, as are the two below
   bool canceled_ = false;

@@ -4,9 +4,10 @@ namespace fairq::server {
 
 // A Lease call waits in the broker until it is granted jobs or its wait
 // ends. A client that cancels while it waits leaves the wait list; jobs
-// granted to a call whose client is gone, or whose answer is an error (a
-// failed write, or reading their specs failed), go straight back to their
-// queue.
+// granted to a call whose client is gone go straight back to their queue;
+// those of a call answered with an error (reading their specs failed) go
+// back as a failed attempt, so that a job whose record cannot be read is
+// retried after a backoff and in the end goes DEAD, not round and round.
 void WorkerService::Lease(Call& call, const v1::LeaseRequest* request,
                           v1::LeaseResponse* response) {
   Status valid = ValidateLeaseRequest(*request);
@@ -18,9 +19,10 @@ void WorkerService::Lease(Call& call, const v1::LeaseRequest* request,
   dispatcher->Post(LeaseCommand{waiter, request, response, FinishLater(call)});
   call.Watch(
       [dispatcher, waiter] { dispatcher->Post(LeaseCanceledCommand{waiter}); },
-      [dispatcher, response](bool response_lost) {
-        if (!response_lost || response->jobs_size() == 0) return;
+      [dispatcher, response](Delivery delivery) {
+        if (delivery == Delivery::kSent || response->jobs_size() == 0) return;
         LeaseUndeliveredCommand undelivered;
+        undelivered.failed = delivery == Delivery::kNotSent;
         for (const v1::LeasedJob& job : response->jobs()) {
           undelivered.leases.emplace_back(job.job().id(), job.lease_token());
         }

@@ -9,9 +9,11 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -189,6 +191,19 @@ inline grpc::Status LetTimePass(v1::Worker::Stub& worker, int64_t ms) {
   v1::LeaseResponse response;
   return Lease(worker, LeaseReq("fairq-test-clock", ms, 1, {"fairq-test-idle"}),
                &response);
+}
+
+// Checks `condition` until it holds, at most 500 times, 10 ms apart: for
+// effects a test cannot be told of (a signal's, a log line's). Bounded in
+// count and time; the pause only spaces the checks, so that a poll does
+// not take a core from the fairqd it waits for.
+template <class Condition>
+bool Eventually(Condition condition) {
+  for (int check = 0; check < 500; ++check) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return condition();
 }
 
 }  // namespace fairq::testing

@@ -276,10 +276,7 @@ TEST_F(LogTest, ReloadSwitchesFormatAndLevel) {
   };
   ASSERT_TRUE(daemon.Reload(std::string(kJsonDebug) +
                             "tenants:\n  - {name: acme, weight: 3}\n"));
-  auto give_up = Deadline(10);
-  while (std::chrono::system_clock::now() < give_up && weight() != 3) {
-  }
-  ASSERT_EQ(weight(), 3);
+  ASSERT_TRUE(Eventually([&] { return weight() == 3; }));
   uint64_t after = MustEnqueue(Spec("acme"));
   ASSERT_EQ(daemon.Terminate(), 0);
 
