@@ -19,11 +19,11 @@ std::optional<Admission::Rejection> Admission::Admit(
     uint32_t tenant, const v1::Quotas& quotas, uint64_t tenant_queued,
     uint64_t total_queued, int64_t now_ms) {
   if (global_max_queued_ != 0 && total_queued >= global_max_queued_) {
-    return Rejection{"global_max_queued", metrics::Rejection::kBrokerFull,
+    return Rejection{"max_queued_total", metrics::Rejection::kBrokerFull,
                      kBacklogRetryMs};
   }
   if (quotas.max_queued() != 0 && tenant_queued >= quotas.max_queued()) {
-    return Rejection{"tenant_max_queued", metrics::Rejection::kTenantQueueFull,
+    return Rejection{"quotas.max_queued", metrics::Rejection::kTenantQueueFull,
                      kBacklogRetryMs};
   }
   double rate = quotas.enqueue_rate();
@@ -47,7 +47,7 @@ std::optional<Admission::Rejection> Admission::Admit(
   // delay past int64 would be undefined.
   auto wait_ms = static_cast<int64_t>(
       std::min(std::ceil((1 - bucket.tokens) / rate * 1000), kMaxRetryAfterMs));
-  return Rejection{"tenant_rate", metrics::Rejection::kRateLimited,
+  return Rejection{"quotas.enqueue_rate", metrics::Rejection::kRateLimited,
                    std::max<int64_t>(1, wait_ms)};
 }
 

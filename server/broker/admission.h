@@ -19,7 +19,9 @@ namespace fairq::server {
 class Admission {
  public:
   struct Rejection {
-    const char* reason;  // "tenant_max_queued", "tenant_rate", "global_max_queued"
+    // The setting that refused: "max_queued_total" (the broker's),
+    // "quotas.max_queued" or "quotas.enqueue_rate" (the tenant's).
+    const char* reason;
     metrics::Rejection kind;  // the same, for fairq_admission_rejections_total
     int64_t retry_after_ms;
   };

@@ -115,8 +115,8 @@ Status Broker::EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
     metrics_.Rejected(*tenant, rejected->kind);
     *result->mutable_retry_after() =
         TimeUtil::MillisecondsToDuration(rejected->retry_after_ms);
-    return ResourceExhausted(std::string("admission: ") + rejected->reason +
-                             " quota reached for tenant " + spec.tenant());
+    return ResourceExhausted("admission: tenant " + spec.tenant() + ": " +
+                             rejected->reason + " reached");
   }
   uint64_t id = NextJobId(turn);
   v1::JobRecord record;

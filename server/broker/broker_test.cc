@@ -276,6 +276,50 @@ TEST_F(BrokerTest, ARestoredLeasesLapseDoesNotChargeTheDowntime) {
   EXPECT_DOUBLE_EQ(Stats("a").worker_seconds(), 20);
 }
 
+// Retries wait min(max_backoff, initial_backoff x 2^(n-1)) after the n-th
+// failure, +-20% (docs/api.md): 100, 200, 400, 800 ms, then 1 s, the cap.
+TEST_F(BrokerTest, RetryBackoffDoublesUpToItsCapWithJitter) {
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_max_attempts(6);
+  *spec.mutable_retry()->mutable_initial_backoff() =
+      TimeUtil::MillisecondsToDuration(100);
+  *spec.mutable_retry()->mutable_max_backoff() =
+      TimeUtil::MillisecondsToDuration(1000);
+  uint64_t id = Enqueue(spec);
+  for (int64_t base : {100, 200, 400, 800, 1000}) {
+    auto lease = Lease();
+    ASSERT_EQ(lease->response.jobs_size(), 1) << "after " << base;
+    ASSERT_EQ(FailCode(id, lease->response.jobs(0).lease_token()), 0);
+    v1::Job job;
+    job.set_id(id);
+    Command get = GetJobCommand{&job, [](const Status&) {}};
+    Turn1(&get);
+    ASSERT_EQ(job.state(), v1::JOB_STATE_SCHEDULED);
+    int64_t wait = TimeUtil::TimestampToMilliseconds(job.ready_at()) - now_;
+    EXPECT_GE(wait, base * 8 / 10) << "base " << base;
+    EXPECT_LE(wait, base * 12 / 10) << "base " << base;
+    Advance(wait);
+  }
+}
+
+// max_queued_total bounds READY + SCHEDULED jobs of every tenant together:
+// past it an enqueue is refused (RESOURCE_EXHAUSTED) until a job leaves.
+TEST_F(BrokerTest, TheBrokerWideQueueLimitRefusesPastIt) {
+  config_.max_queued_total = 3;
+  Reopen();
+  Enqueue("a");
+  Enqueue("b");
+  Enqueue(SpecWithLease("c", 60'000));
+  v1::EnqueueResult refused = EnqueueRefused("d");
+  EXPECT_EQ(refused.code(),
+            static_cast<int32_t>(StatusCode::kResourceExhausted));
+  EXPECT_NE(refused.message().find("max_queued_total"), std::string::npos)
+      << refused.message();
+  ASSERT_EQ(Lease()->response.jobs_size(), 1);  // leased: no longer queued
+  EXPECT_EQ(EnqueueRefused("d").code(), 0);
+}
+
 TEST_F(BrokerTest, LapsedLeasesAreRetriedThenDead) {
   v1::JobSpec spec = SpecWithLease("a", 1000);
   spec.set_max_attempts(2);
