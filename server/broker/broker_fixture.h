@@ -217,6 +217,18 @@ class BrokerFixture : public ::testing::Test {
     return response.results(0).code();
   }
 
+  // A CancelJob for `id` as the producer service hands it on (the job's
+  // record read): its answer, or nullopt if none came.
+  std::optional<Status> Cancel(uint64_t id) {
+    v1::Job job;
+    job.set_id(id);
+    std::optional<Status> done;
+    Command command =
+        CancelJobCommand{&job, [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    return done;
+  }
+
   v1::TenantStats Stats(const std::string& tenant) {
     v1::GetQueueStatsRequest request;
     request.set_tenant(tenant);

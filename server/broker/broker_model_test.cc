@@ -206,12 +206,7 @@ class BrokerModelTest : public BrokerFixture,
     std::vector<uint64_t> ids;
     for (const auto& entry : model_) ids.push_back(entry.first);
     uint64_t id = Pick(ids);
-    v1::Job job;
-    job.set_id(id);
-    std::optional<Status> done;
-    Command command =
-        CancelJobCommand{&job, [&](const Status& s) { done = s; }};
-    Turn1(&command);
+    std::optional<Status> done = Cancel(id);
     ASSERT_TRUE(done);
     if (model_[id].state == ModelJob::kWaiting) {
       EXPECT_TRUE(done->ok()) << "job " << id << ": " << done->ToString();

@@ -25,6 +25,18 @@ class BrokerTest : public BrokerFixture {
     *spec.mutable_lease_duration() = TimeUtil::MillisecondsToDuration(lease_ms);
     return spec;
   }
+  // The next lease is job `id` (enqueued by Enqueue("a")), its reply held
+  // until the turn is applied: the job is read from the store, as a job
+  // with a ready entry must be.
+  void ExpectLeasedAfterItsWrite(uint64_t id) {
+    Turn turn(store_->NewBatch());
+    auto call = LeaseIn(turn);
+    ASSERT_EQ(call->response.jobs_size(), 1);
+    EXPECT_EQ(call->response.jobs(0).job().id(), id);
+    EXPECT_TRUE(turn.replies_before_apply.empty());
+    ASSERT_TRUE(Commit(turn).ok());
+    EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
+  }
   // The default pool's live capacity, as a scrape sees it.
   uint32_t LiveSlots() {
     uint32_t slots = 0;
@@ -230,12 +242,7 @@ TEST_F(BrokerTest, ADelayedJobStaysDueWhileThousandsAreCanceled) {
 // NOT_FOUND and dead is FAILED_PRECONDITION, as when the read saw the end.
 TEST_F(BrokerTest, ACancelRacingTheJobsEndAnswersAsAfterIt) {
   auto cancel = [&](uint64_t id) {
-    v1::Job job;
-    job.set_id(id);
-    std::optional<Status> done;
-    Command command =
-        CancelJobCommand{&job, [&](const Status& s) { done = s; }};
-    Turn1(&command);
+    std::optional<Status> done = Cancel(id);
     return done ? done->code() : StatusCode::kOk;
   };
   uint64_t finished = Enqueue("a");
@@ -669,13 +676,7 @@ TEST_F(BrokerTest, ARetriedJobIsNotLeasedFromTheReadAhead) {
   EXPECT_EQ(FailCode(id, first->response.jobs(0).lease_token()), 0);
   Advance(10'000);  // past the 1 s retry backoff
   ASSERT_EQ(ReadAhead(id, id + 1), 1u);
-  Turn turn(store_->NewBatch());
-  auto call = LeaseIn(turn);
-  ASSERT_EQ(call->response.jobs_size(), 1);
-  EXPECT_EQ(call->response.jobs(0).job().id(), id);
-  EXPECT_TRUE(turn.replies_before_apply.empty());
-  ASSERT_TRUE(Commit(turn).ok());
-  EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
+  ExpectLeasedAfterItsWrite(id);
 }
 
 // Jobs leased moments after their enqueue find their specs cached then:
@@ -792,13 +793,7 @@ TEST_F(BrokerTest, AnAdoptedJobsNextLeaseIsNotAnsweredBeforeItsWrite) {
   ASSERT_EQ(ReadAhead(id, id + 1), 1u);
   EXPECT_EQ(FailCode(id, lost.jobs(0).lease_token()), 0);  // adopts, retries
   Advance(10'000);  // past the 1 s retry backoff
-  Turn turn(store_->NewBatch());
-  auto call = LeaseIn(turn);
-  ASSERT_EQ(call->response.jobs_size(), 1);
-  EXPECT_EQ(call->response.jobs(0).job().id(), id);
-  EXPECT_TRUE(turn.replies_before_apply.empty());
-  ASSERT_TRUE(Commit(turn).ok());
-  EXPECT_EQ(call->response.jobs(0).job().spec().payload(), "payload-a");
+  ExpectLeasedAfterItsWrite(id);
 }
 
 // A worker whose every slot runs a long job calls Lease no more, but its
