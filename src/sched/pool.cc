@@ -100,8 +100,10 @@ std::optional<Pool::Leased> Pool::LeaseNext() {
   Leased leased{};
   QueuedJob job = state.queue.PopFront(&leased.priority);
   if (!std::isnan(job.cost)) leased.declared_cost = job.cost;
-  double cost = ChargeFor(leased.declared_cost.value_or(
-      state.estimator.Estimate(options_.default_cost)));
+  double cost =
+      ChargeFor(leased.declared_cost
+                    ? *leased.declared_cost * state.declared_scale.Scale()
+                    : state.estimator.Estimate(options_.default_cost));
   leased.dispatch = Dispatch{job.id, tenant_ids_[*slot], cost};
   ++state.running;
   selector_->Charge(*slot, cost);
@@ -110,12 +112,17 @@ std::optional<Pool::Leased> Pool::LeaseNext() {
 }
 
 void Pool::EndAttempt(TenantId tenant, double charged, double runtime,
-                      bool succeeded) {
+                      bool succeeded, std::optional<double> declared) {
   Slot slot = Join(tenant);  // it has: its job ran here
   PoolTenant& state = tenants_[slot];
   --state.running;
   state.worker_seconds += runtime;
-  if (succeeded) state.estimator.Observe(runtime, options_.estimate_alpha);
+  if (succeeded) {
+    state.estimator.Observe(runtime, options_.estimate_alpha);
+    if (declared && *declared > 0) {
+      state.declared_scale.Observe(*declared, runtime, options_.estimate_alpha);
+    }
+  }
   selector_->Charge(slot, ChargeFor(runtime) - charged);
   Touch(slot);
 }

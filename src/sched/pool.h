@@ -53,9 +53,10 @@ class Pool {
   // Pops the policy's next job, charges its cost and counts it running.
   std::optional<Leased> LeaseNext();
   // A running attempt of the tenant ended after `runtime`; the `charged`
-  // estimate is corrected to it. Only successes teach the estimator.
+  // estimate is corrected to it. Only successes teach the estimator, and
+  // the declared costs' scale (for a job that declared `declared`).
   void EndAttempt(TenantId tenant, double charged, double runtime,
-                  bool succeeded);
+                  bool succeeded, std::optional<double> declared);
   // False when the job is not queued for this tenant here.
   bool Cancel(TenantId tenant, JobId job);
   // Removes every queued job of the tenant; returns their ids.

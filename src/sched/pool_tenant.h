@@ -33,6 +33,7 @@ struct PoolTenant {
   uint32_t floor_slots = 0;                    // at the pool's capacity
   double worker_seconds = 0;
   CostEstimator estimator;
+  DeclaredCostScale declared_scale;
   // What the pool's share totals currently count of this tenant.
   bool counted_active = false;   // has work or runs jobs
   bool counted_waiting = false;  // has work it may run

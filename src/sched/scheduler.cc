@@ -204,7 +204,8 @@ StatusOr<std::optional<Dispatch>> Scheduler::LeaseNextJob(PoolId pool) {
   if (!inserted) {
     // The id was queued twice (a caller broke Enqueue's REQUIRES). Undo
     // this lease so the tenant does not lose a slot for good.
-    pools_[pool]->EndAttempt(dispatch.tenant, dispatch.charged_cost, 0, false);
+    pools_[pool]->EndAttempt(dispatch.tenant, dispatch.charged_cost, 0, false,
+                             std::nullopt);
     return Internal("job: " + std::to_string(dispatch.job) +
                     " was queued while already running; dropped the copy");
   }
@@ -222,7 +223,7 @@ StatusOr<Scheduler::RunningJob> Scheduler::EndAttempt(JobId job,
   RunningJob running = it->second;
   running_.erase(it);
   pools_[running.pool]->EndAttempt(running.tenant, running.charged, runtime,
-                                   succeeded);
+                                   succeeded, running.declared_cost);
   return running;
 }
 

@@ -215,6 +215,28 @@ TEST(SchedulerTest, MeasuredRuntimeReplacesUnderDeclaredCost) {
   EXPECT_NEAR(ShareOf(used, liar), 0.5, 0.03);
 }
 
+// A tenant whose declarations are ten times what its jobs take is charged
+// at the measured scale once a job has succeeded; a job declared twice as
+// long is still charged twice as much. Failures teach the scale nothing.
+TEST(SchedulerTest, DeclaredCostsAreChargedAtTheirMeasuredScale) {
+  SchedulerOptions options;
+  options.estimate_alpha = 0.5;
+  SchedulerHarness h(options);
+  TenantId a = h.Add("a");
+  h.Queue(a, 3, 10.0);
+  h.Queue(a, 1, 20.0);
+  std::optional<Dispatch> first = h.Lease();
+  EXPECT_DOUBLE_EQ(first->charged_cost, 10.0);  // nothing measured yet
+  ASSERT_TRUE(h.scheduler->Fail(first->job, 50.0).ok());
+  std::optional<Dispatch> second = h.Lease();
+  EXPECT_DOUBLE_EQ(second->charged_cost, 10.0);
+  ASSERT_TRUE(h.scheduler->Complete(second->job, 1.0).ok());
+  std::optional<Dispatch> third = h.Lease();
+  EXPECT_DOUBLE_EQ(third->charged_cost, 1.0);
+  ASSERT_TRUE(h.scheduler->Complete(third->job, 1.0).ok());
+  EXPECT_DOUBLE_EQ(h.Lease()->charged_cost, 2.0);  // declared 20
+}
+
 TEST(SchedulerTest, MissingEstimateUsesDefaultThenLearnedCost) {
   SchedulerOptions options;
   options.default_cost = 2.0;
@@ -347,9 +369,11 @@ TEST(SchedulerTest, LeavingTheRingForfeitsCreditButKeepsDebt) {
   EXPECT_DOUBLE_EQ(h.Stats(a).deficit, 0.0);
 
   h.Queue(a, 1, 1.0);
-  d = h.Lease();  // earns 3, spends 1: holds 2, then idles
-  ASSERT_TRUE(h.scheduler->Complete(d->job, 9.0).ok());  // 8 s over
-  EXPECT_DOUBLE_EQ(h.Stats(a).deficit, -8.0);
+  // Earns 3 and spends 0.5 (its declared 1 s at the scale the first job
+  // measured, 0.5 / 1): holds 2.5, then idles.
+  d = h.Lease();
+  ASSERT_TRUE(h.scheduler->Complete(d->job, 9.0).ok());  // 8.5 s over
+  EXPECT_DOUBLE_EQ(h.Stats(a).deficit, -8.5);
 }
 
 TEST(SchedulerTest, RefundsLeaveAtMostOneGrantOfCredit) {
