@@ -47,16 +47,18 @@ void DrrSelector::Refile(TenantId tenant) {
 
 // A tenant alone in its organisation owns the organisation's debt (its own
 // tenant-level debt is repaid at once by the round skipping of a one-member
-// ring), so the debt moves with it.
+// ring), so the debt moves with it: when it is the only active member, or,
+// idle, when the organisation is its own (an idle named organisation's debt
+// is its members', and stays).
 void DrrSelector::Detach(TenantId tenant) {
   if (tenant >= tenant_nodes_.size()) return;
   TenantNode& node = tenant_nodes_[tenant];
-  if (node.standing != Standing::kIdle) {
-    OrgNode& org = Org(node.org);
-    if (org.active == 1 && org.deficit < 0) {
-      node.carried_debt += org.deficit;
-      org.deficit = 0;
-    }
+  const TenantSettings& leaving = tenants_[tenant].settings;
+  const bool idle = node.standing == Standing::kIdle;
+  OrgNode& org = Org(idle ? leaving.org : node.org);
+  if ((idle ? leaving.own_org : org.active == 1) && org.deficit < 0) {
+    node.carried_debt += org.deficit;
+    org.deficit = 0;
   }
   Unlink(tenant);
   BecomeIdle(tenant);

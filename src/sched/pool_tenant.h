@@ -18,6 +18,7 @@ namespace fairq::sched {
 // The tenant settings a pool needs, pushed by the Scheduler on every change.
 struct TenantSettings {
   OrgId org = 0;
+  bool own_org = false;  // `org` is the tenant's own: it names none
   double weight = 1.0;
   SlotLimit cap;
   CapMode cap_mode = CapMode::kWorkConserving;

@@ -172,9 +172,9 @@ Status Scheduler::SetPaused(TenantId tenant, bool paused) {
 void Scheduler::PushSettings(TenantId tenant) {
   const Tenant& t = tenants_[tenant];
   if (tenant >= settings_.size()) settings_.resize(tenant + 1);
-  settings_[tenant] = {t.org,          t.config.weight,
-                       t.config.cap,   t.config.cap_mode,
-                       t.config.floor, t.paused};
+  settings_[tenant] = {t.org,        t.config.org.empty(), t.config.weight,
+                       t.config.cap, t.config.cap_mode,    t.config.floor,
+                       t.paused};
   for (auto& pool : pools_) pool->SettingsChanged(tenant);
 }
 

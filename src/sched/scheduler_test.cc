@@ -317,6 +317,24 @@ TEST(SchedulerTest, ChangingOrganisationKeepsDebt) {
   EXPECT_EQ(ShareOf(used, a), 0.0);  // still repaying
 }
 
+// The same while its queue is empty, into an organisation of its own: the
+// debt its own organisation held goes with it.
+TEST(SchedulerTest, ChangingOrganisationWhileIdleKeepsDebt) {
+  SchedulerHarness h;
+  TenantId a = h.Add("a");
+  TenantId b = h.Add("b");
+  h.Queue(a, 1, 0.1);  // declares 0.1 s, runs 100 s: a big debt
+  std::optional<Dispatch> d = h.Lease();
+  ASSERT_TRUE(h.scheduler->Complete(d->job, 100).ok());  // a is idle now
+  TenantConfig moved = Config("a");
+  moved.org = "X";
+  ASSERT_TRUE(h.scheduler->UpdateTenant(a, moved).ok());
+  h.Queue(a, 100);
+  h.Queue(b, 100);
+  auto used = h.Cycle(40);
+  EXPECT_EQ(ShareOf(used, a), 0.0);  // still repaying
+}
+
 TEST(SchedulerTest, LoweredWeightLowersBankedCredit) {
   SchedulerOptions options;
   options.quantum = 1;
