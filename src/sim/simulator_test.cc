@@ -221,58 +221,57 @@ TEST(WorkloadTest, DeclaredCostIsPassedThrough) {
   for (const SimJob& job : jobs) EXPECT_EQ(job.cost, 3.0);
 }
 
+// Runs the scenario under DRR and expects every tenant to get `share` of
+// the worker-seconds, within `tolerance`.
+void ExpectSharesUnderDrr(const std::string& yaml, double share,
+                          double tolerance) {
+  PolicyResult result = RunPolicy(Parse(yaml), sched::Policy::kDrr);
+  for (const TenantResult& tenant : result.tenants) {
+    SCOPED_TRACE(tenant.tenant);
+    EXPECT_NEAR(tenant.share, share, tolerance);
+  }
+}
+
 // Under-declaring cost must not buy share: the scheduler corrects every
 // charge to the measured runtime, and the simulator reports true runtimes.
 TEST(SimulatorTest, UnderDeclaredCostGainsNoShareUnderDrr) {
-  Scenario scenario = Parse(
+  ExpectSharesUnderDrr(
       "name: liar\nworkers: 8\nduration: 600\n"
       "tenants: [{name: Honest}, {name: Liar}, {name: Silent}]\n"
       "arrivals:\n"
       "  - {tenant: Honest, at: 0, count: 3000, cost: 1}\n"
       "  - {tenant: Liar, at: 0, count: 3000, cost: 1, declared_cost: 0.1}\n"
       "  - {tenant: Silent, at: 0, count: 3000, cost: 1, "
-      "declared_cost: none}\n");
-  PolicyResult result = RunPolicy(scenario, sched::Policy::kDrr);
-  for (const TenantResult& tenant : result.tenants) {
-    SCOPED_TRACE(tenant.tenant);
-    EXPECT_NEAR(tenant.share, 1.0 / 3, 0.03);
-  }
+      "declared_cost: none}\n",
+      1.0 / 3, 0.03);
 }
 
-// Over-declaring must not cost share either: each refund of the difference
-// is the tenant's, however large. (Refunds capped at one grant of credit
-// lost most of them: the tenant declaring 10 s for 1 s jobs got about an
-// eighth of the workers.)
+// Over-declaring must not cost share either. Refunds leave at most one
+// grant of credit, so charged as declared the tenant declaring 10 s for
+// 1 s jobs lost 9 s of each and got an eighth of the workers; charged at
+// its measured scale, it gets half.
 TEST(SimulatorTest, OverDeclaredCostLosesNoShareUnderDrr) {
-  Scenario scenario = Parse(
+  ExpectSharesUnderDrr(
       "name: cautious\nworkers: 8\nduration: 600\n"
       "tenants: [{name: Honest}, {name: Cautious}]\n"
       "arrivals:\n"
       "  - {tenant: Honest, at: 0, count: 5000, cost: 1}\n"
       "  - {tenant: Cautious, at: 0, count: 5000, cost: 1, "
-      "declared_cost: 10}\n");
-  PolicyResult result = RunPolicy(scenario, sched::Policy::kDrr);
-  for (const TenantResult& tenant : result.tenants) {
-    SCOPED_TRACE(tenant.tenant);
-    EXPECT_NEAR(tenant.share, 0.5, 0.05);
-  }
+      "declared_cost: 10}\n",
+      0.5, 0.05);
 }
 
 // Runtimes that vary about a learned estimate: the short jobs' refunds
 // must not be lost either.
 TEST(SimulatorTest, VaryingRuntimesLoseNoShareUnderDrr) {
-  Scenario scenario = Parse(
+  ExpectSharesUnderDrr(
       "name: jitter\nworkers: 8\nduration: 600\n"
       "tenants: [{name: Steady}, {name: Varying}]\n"
       "arrivals:\n"
       "  - {tenant: Steady, at: 0, count: 5000, cost: 1}\n"
       "  - {tenant: Varying, at: 0, count: 5000, cost: 1, cost_jitter: 0.9, "
-      "declared_cost: none}\n");
-  PolicyResult result = RunPolicy(scenario, sched::Policy::kDrr);
-  for (const TenantResult& tenant : result.tenants) {
-    SCOPED_TRACE(tenant.tenant);
-    EXPECT_NEAR(tenant.share, 0.5, 0.05);
-  }
+      "declared_cost: none}\n",
+      0.5, 0.05);
 }
 
 }  // namespace
