@@ -34,6 +34,7 @@ Pool::Pool(std::string name, const SchedulerOptions& options,
            const std::vector<TenantSettings>& settings)
     : name_(std::move(name)),
       options_(options),
+      org_weights_(org_weights),
       settings_(settings),
       selector_(MakeSelector(options, tenants_, org_weights)) {}
 
@@ -158,7 +159,19 @@ void Pool::AdoptRunning(TenantId tenant, double cost) {
 }
 
 void Pool::Count(PoolTenant& state, int sign) {
-  if (state.counted_active) active_weight_ += sign * state.settings.weight;
+  if (state.counted_active) {
+    OrgId org = state.settings.org;
+    if (org >= org_totals_.size()) org_totals_.resize(org + 1);
+    OrgTotals& totals = org_totals_[org];
+    totals.weight += sign * state.settings.weight;
+    if (sign > 0 && totals.tenants++ == 0) {
+      totals.counted_org_weight = org_weights_[org];
+      active_org_weight_ += totals.counted_org_weight;
+    } else if (sign < 0 && --totals.tenants == 0) {
+      active_org_weight_ -= totals.counted_org_weight;
+      totals.weight = 0;  // no rounding left behind
+    }
+  }
   if (state.counted_waiting) waiting_tenants_ += static_cast<uint32_t>(sign);
   if (sign < 0) state.counted_active = state.counted_waiting = false;
 }
@@ -176,13 +189,24 @@ void Pool::Touch(Slot slot) {
   Count(state, +1);
 }
 
+void Pool::OrgWeightChanged(OrgId org) {
+  if (org >= org_totals_.size() || org_totals_[org].tenants == 0) return;
+  OrgTotals& totals = org_totals_[org];
+  active_org_weight_ += org_weights_[org] - totals.counted_org_weight;
+  totals.counted_org_weight = org_weights_[org];
+}
+
 bool Pool::OverShare(TenantId tenant) const {
   std::optional<Slot> slot = Find(tenant);
   if (!slot) return false;  // runs nothing here
   const PoolTenant& state = tenants_[*slot];
   uint32_t others_waiting = waiting_tenants_ - (state.counted_waiting ? 1 : 0);
-  if (others_waiting == 0 || active_weight_ <= 0) return false;
-  double share = capacity_ * state.settings.weight / active_weight_;
+  if (others_waiting == 0 || active_org_weight_ <= 0) return false;
+  if (state.settings.org >= org_totals_.size()) return false;  // not active
+  const OrgTotals& totals = org_totals_[state.settings.org];
+  if (totals.weight <= 0) return false;
+  double share = capacity_ * totals.counted_org_weight / active_org_weight_ *
+                 state.settings.weight / totals.weight;
   return state.running > share;
 }
 

@@ -64,9 +64,13 @@ class Pool {
   // Counts a job restored as running (e.g. a lease that survived a
   // restart), charged `cost`.
   void AdoptRunning(TenantId tenant, double cost);
-  // True when the tenant runs more than its weighted share of the pool's
-  // capacity while another tenant has work waiting.
+  // True when the tenant runs more than its share of the pool's capacity,
+  // weighed as DRR weighs it (its organisation's share among the active
+  // organisations, split among the organisation's active tenants), while
+  // another tenant has work waiting.
   bool OverShare(TenantId tenant) const;
+  // An organisation's weight changed (Scheduler::SetOrg).
+  void OrgWeightChanged(OrgId org);
 
   TenantPoolStats Stats(TenantId tenant) const;
 
@@ -89,8 +93,19 @@ class Pool {
   const SchedulerOptions& options_;
   uint32_t capacity_ = 0;
   uint64_t next_seq_ = 0;
-  double active_weight_ = 0;     // sum over tenants counted active
+  // The share totals, in two levels as DRR shares: per organisation, its
+  // tenants counted active and their weight, and the organisation's weight
+  // as counted in active_org_weight_ (the sum over organisations with an
+  // active tenant).
+  struct OrgTotals {
+    uint32_t tenants = 0;
+    double weight = 0;
+    double counted_org_weight = 0;
+  };
+  std::vector<OrgTotals> org_totals_;  // by OrgId
+  double active_org_weight_ = 0;
   uint32_t waiting_tenants_ = 0;  // tenants counted waiting
+  const std::vector<double>& org_weights_;
   const std::vector<TenantSettings>& settings_;
   // By Slot; the selector holds a reference to it.
   std::vector<PoolTenant> tenants_;

@@ -85,6 +85,7 @@ StatusOr<OrgId> Scheduler::SetOrg(const OrgConfig& config) {
   auto it = org_ids_.find(config.name);
   if (it != org_ids_.end()) {
     org_weights_[it->second] = config.weight;
+    for (auto& pool : pools_) pool->OrgWeightChanged(it->second);
     return it->second;
   }
   auto id = static_cast<OrgId>(org_weights_.size());

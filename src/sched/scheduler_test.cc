@@ -648,6 +648,32 @@ TEST(SchedulerTest, OverShareOnlyWhileOthersWait) {
   EXPECT_FALSE(*h.scheduler->OverShare(b, h.pool));
 }
 
+// Shares are weighed in two levels, as DRR weighs them: organisation X's
+// three tenants share half of 8 slots, and y, alone in its own
+// organisation, has the other half. y running 4 is its share, not over it;
+// an X tenant running 2 is over its 4/3. A heavier X moves the line.
+TEST(SchedulerTest, OverShareWeighsOrganisationsFirst) {
+  SchedulerHarness h(SchedulerOptions{}, 8);
+  std::vector<TenantId> x;
+  for (const char* name : {"x1", "x2", "x3"}) {
+    TenantConfig config = Config(name);
+    config.org = "X";
+    x.push_back(h.Add(config));
+    h.Queue(x.back(), 10);
+  }
+  TenantId y = h.Add("y");
+  h.Queue(y, 10);
+  std::map<TenantId, int> running;
+  for (int i = 0; i < 8; ++i) ++running[h.Lease()->tenant];
+  ASSERT_EQ(running[y], 4);
+  EXPECT_FALSE(*h.scheduler->OverShare(y, h.pool));
+  for (TenantId t : x) {
+    EXPECT_EQ(*h.scheduler->OverShare(t, h.pool), running[t] > 4.0 / 3) << t;
+  }
+  ASSERT_TRUE(h.scheduler->SetOrg({"X", 3}).ok());  // X's share: 6 of 8
+  EXPECT_TRUE(*h.scheduler->OverShare(y, h.pool));
+}
+
 TEST(SchedulerTest, TenantHeldByHardCapDoesNotCountAsWaiting) {
   SchedulerHarness h(SchedulerOptions{}, 4);
   TenantId a = h.Add("a");
