@@ -261,8 +261,10 @@ TEST(SimulatorTest, OverDeclaredCostLosesNoShareUnderDrr) {
       0.5, 0.05);
 }
 
-// Runtimes that vary about a learned estimate: the short jobs' refunds
-// must not be lost either.
+// Runtimes that vary about a learned estimate (+-90%) still come out near
+// half. A guard only: at this tolerance it does not tell whether the short
+// jobs' refunds are kept (it passed with every refund dropped), so whether
+// the one-grant credit limit costs such a tenant share is unmeasured.
 TEST(SimulatorTest, VaryingRuntimesLoseNoShareUnderDrr) {
   ExpectSharesUnderDrr(
       "name: jitter\nworkers: 8\nduration: 600\n"
