@@ -40,7 +40,8 @@ metrics::BrokerState Broker::MetricsState() const {
   for (uint32_t p = 0; p < pools_.size(); ++p) {
     state.pools.push_back(
         {workers[p], workers_.Capacity(p),
-         static_cast<uint32_t>(scheduler_->TenantsIn(p).size())});
+         static_cast<uint32_t>(scheduler_->TenantsIn(p).size()),
+         scheduler_->FloorDemand(p)});
   }
   for (auto [t, p] : PairsInUse()) {
     sched::TenantPoolStats stats = *scheduler_->Stats(t, p);
@@ -65,8 +66,8 @@ metrics::BrokerState Broker::MetricsState() const {
         config::ToSchedulerLimit(tenants_[t].config.floor());
     uint32_t slots = state.pools[p].slots;
     if (cap.is_set()) row.cap_slots = cap.CapSlots(slots);
-    row.floor_slots =
-        std::min(floor.FloorSlots(slots), row.cap_slots.value_or(UINT32_MAX));
+    row.floor_slots = std::min(floor.WholeFloorSlots(slots),
+                               row.cap_slots.value_or(UINT32_MAX));
     state.rows.push_back(row);
   }
   return state;

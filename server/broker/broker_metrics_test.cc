@@ -274,7 +274,7 @@ TEST_F(BrokerMetricsTest, SnapshotWeighsOrganisationsAndResolvesCaps) {
   config_.tenants = {tenant("a", "acme", 2), tenant("b", "acme", 1),
                      tenant("c", "", 5), tenant("d", "other", 1)};
   config_.tenants[0].mutable_cap()->set_share(0.5);
-  config_.tenants[0].mutable_floor()->set_slots(1);
+  config_.tenants[0].mutable_floor()->set_share(0.3);
   Open();
   ASSERT_TRUE(Enqueue("a").ok());
   ASSERT_TRUE(Enqueue("a").ok());
@@ -293,13 +293,14 @@ TEST_F(BrokerMetricsTest, SnapshotWeighsOrganisationsAndResolvesCaps) {
   EXPECT_EQ(state.pools[0].workers, 1u);
   EXPECT_EQ(state.pools[0].slots, 8u);
   EXPECT_EQ(state.pools[0].tenants, 2u);  // a and c used it, b and other not
+  EXPECT_DOUBLE_EQ(state.pools[0].floor_slots, 0.3 * 8);  // a's floor
   ASSERT_EQ(state.rows.size(), 2u);  // a and c have jobs
   const metrics::TenantPoolState& a = state.rows[0];
   EXPECT_EQ(a.tenant, 0u);
   EXPECT_EQ(a.ready + a.leased, 2u);
   EXPECT_EQ(a.oldest_ready_ms.value_or(0) != 0, a.ready > 0);
   EXPECT_EQ(a.cap_slots, std::optional<uint32_t>(4));  // 50% of 8
-  EXPECT_EQ(a.floor_slots, 1u);
+  EXPECT_EQ(a.floor_slots, 2u);  // 30% of 8, rounded down: always kept
   const metrics::TenantPoolState& c = state.rows[1];
   EXPECT_EQ(c.tenant, 2u);
   EXPECT_EQ(c.cap_slots, std::nullopt);

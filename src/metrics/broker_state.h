@@ -33,6 +33,8 @@ struct TenantPoolState {
   std::optional<int64_t> oldest_ready_ms;
   // The cap in slots at the pool's live capacity; none without a cap.
   std::optional<uint32_t> cap_slots;
+  // The floor in slots, rounded down: what DRR keeps for the tenant even when
+  // the floors' rounding up passes the pool (sched/floor_budget.h).
   uint32_t floor_slots = 0;
 };
 
@@ -40,6 +42,8 @@ struct PoolState {
   uint32_t workers = 0;  // live workers serving the pool
   uint32_t slots = 0;    // their slots: the pool's live capacity
   uint32_t tenants = 0;  // tenants holding scheduling state in the pool
+  // The floors of the tenants active in the pool, in slots, unrounded.
+  double floor_slots = 0;
 };
 
 struct BrokerState {

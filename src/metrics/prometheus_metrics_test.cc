@@ -257,7 +257,7 @@ TEST_F(PrometheusMetricsTest, ScrapeTimeGaugesForTenantsAndPools) {
   metrics_->NamePool(0, "default");
   state_.tenants[0].weight = 3;
   state_.org_weights[0] = 3;
-  state_.pools = {{2, 8, 3}};
+  state_.pools = {{2, 8, 3, 9.6}};
   // a (weight 3, cap 4) holds 3 of 8 slots with jobs ready: its target is
   // min(cap 4, 3/4 of 8), so it is starved. b holds 5, nothing ready.
   state_.rows = {{0, 0, 10, 0, 3, 0, now_ms_ - 5000, 4, 0},
@@ -273,6 +273,8 @@ TEST_F(PrometheusMetricsTest, ScrapeTimeGaugesForTenantsAndPools) {
   EXPECT_EQ(Value(s, Key("fairq_workers", {{"pool", "default"}})), 2);
   EXPECT_EQ(Value(s, Key("fairq_worker_slots", {{"pool", "default"}})), 8);
   EXPECT_EQ(Value(s, Key("fairq_pool_tenants", {{"pool", "default"}})), 3);
+  EXPECT_EQ(Value(s, Key("fairq_pool_floor_slots", {{"pool", "default"}})),
+            9.6);
 }
 
 // A paused tenant's READY jobs wait by an operator's choice: its oldest

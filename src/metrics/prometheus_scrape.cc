@@ -313,6 +313,10 @@ void PrometheusMetrics::AppendPoolGauges(
       "fairq_pool_tenants",
       "Tenants holding scheduling state in the pool (used it since the "
       "start).");
+  MetricFamily floors =
+      GaugeFamily("fairq_pool_floor_slots",
+                  "Floors of the tenants active in the pool, in slots; above "
+                  "fairq_worker_slots they cannot all be met.");
   for (const ScrapeView::Pool& pool : view.pools) {
     workers.metric.push_back(
         GaugeMetric({{"pool", pool.name}}, pool.state.workers));
@@ -320,10 +324,12 @@ void PrometheusMetrics::AppendPoolGauges(
         GaugeMetric({{"pool", pool.name}}, pool.state.slots));
     tenants.metric.push_back(
         GaugeMetric({{"pool", pool.name}}, pool.state.tenants));
+    floors.metric.push_back(
+        GaugeMetric({{"pool", pool.name}}, pool.state.floor_slots));
   }
-  families.push_back(std::move(workers));
-  families.push_back(std::move(slots));
-  families.push_back(std::move(tenants));
+  for (MetricFamily* family : {&workers, &slots, &tenants, &floors}) {
+    families.push_back(std::move(*family));
+  }
   families.push_back(
       GaugeFamily("fairq_metrics_tenant_series",
                   "Tenants with label series of their own (at most "

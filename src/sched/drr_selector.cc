@@ -7,10 +7,17 @@ namespace fairq::sched {
 DrrSelector::Standing DrrSelector::Classify(TenantId tenant) const {
   const PoolTenant& state = tenants_[tenant];
   if (!state.HasWork()) return Standing::kIdle;
+  if (state.BelowWholeFloor()) return Standing::kBelowWholeFloor;
   if (state.BelowFloor()) return Standing::kBelowFloor;
   if (!state.AtCap()) return Standing::kShare;
   return state.settings.cap_mode == CapMode::kHard ? Standing::kHeld
                                                    : Standing::kBorrow;
+}
+
+DeficitRing* DrrSelector::FloorRing(Standing standing) {
+  if (standing == Standing::kBelowWholeFloor) return &whole_floor_ring_;
+  if (standing == Standing::kBelowFloor) return &floor_ring_;
+  return nullptr;
 }
 
 std::optional<DrrSelector::Level> DrrSelector::LevelOf(Standing standing) {
@@ -78,8 +85,8 @@ void DrrSelector::BecomeIdle(TenantId tenant) {
 void DrrSelector::Link(TenantId tenant) {
   TenantNode& node = tenant_nodes_[tenant];
   TenantAccess tenant_access{*this};
-  if (node.standing == Standing::kBelowFloor) {
-    floor_ring_.Insert(tenant_access, tenant);
+  if (DeficitRing* ring = FloorRing(node.standing)) {
+    ring->Insert(tenant_access, tenant);
     return;
   }
   std::optional<Level> level = LevelOf(node.standing);
@@ -95,8 +102,8 @@ void DrrSelector::Link(TenantId tenant) {
 void DrrSelector::Unlink(TenantId tenant) {
   TenantNode& node = tenant_nodes_[tenant];
   TenantAccess tenant_access{*this};
-  if (node.standing == Standing::kBelowFloor) {
-    floor_ring_.Erase(tenant_access, tenant);
+  if (DeficitRing* ring = FloorRing(node.standing)) {
+    ring->Erase(tenant_access, tenant);
     return;
   }
   std::optional<Level> level = LevelOf(node.standing);
@@ -109,16 +116,34 @@ void DrrSelector::Unlink(TenantId tenant) {
   }
 }
 
+// Floors rounded down go first. The slot a floor rounds up to goes next,
+// unless the floors already hold all their budget lets them while a tenant
+// without a floor waits; then it goes after the share rings (still before
+// borrowing).
 std::optional<TenantId> DrrSelector::Pick() {
-  TenantAccess tenant_access{*this};
-  if (!floor_ring_.empty()) return floor_ring_.NextInTurn(tenant_access);
-  for (Level level : {kShareLevel, kBorrowLevel}) {
-    if (org_rings_[level].empty()) continue;
-    OrgAccess org_access{*this, level};
-    OrgId org = org_rings_[level].NextWithCredit(org_access);
-    return org_nodes_[org].tenants[level].NextWithCredit(tenant_access);
+  if (std::optional<TenantId> tenant = PickInTurn(whole_floor_ring_)) {
+    return tenant;
   }
-  return std::nullopt;
+  if (floors_.Open()) {
+    if (std::optional<TenantId> tenant = PickInTurn(floor_ring_)) return tenant;
+  }
+  if (std::optional<TenantId> tenant = PickAt(kShareLevel)) return tenant;
+  if (std::optional<TenantId> tenant = PickInTurn(floor_ring_)) return tenant;
+  return PickAt(kBorrowLevel);
+}
+
+std::optional<TenantId> DrrSelector::PickInTurn(DeficitRing& ring) {
+  if (ring.empty()) return std::nullopt;
+  TenantAccess tenant_access{*this};
+  return ring.NextInTurn(tenant_access);
+}
+
+std::optional<TenantId> DrrSelector::PickAt(Level level) {
+  if (org_rings_[level].empty()) return std::nullopt;
+  OrgAccess org_access{*this, level};
+  OrgId org = org_rings_[level].NextWithCredit(org_access);
+  TenantAccess tenant_access{*this};
+  return org_nodes_[org].tenants[level].NextWithCredit(tenant_access);
 }
 
 void DrrSelector::Charge(TenantId tenant, double worker_seconds) {

@@ -3,7 +3,11 @@
 // each), with per-tenant caps and reserved floors.
 //
 // A tenant with work stands in exactly one place:
-//   below its floor  -> the floor ring, served before anyone else, in turn;
+//   below its floor rounded down -> the whole-floor ring, served before
+//                       anyone else, in turn;
+//   below its floor  -> the floor ring (the last slot of a floor that rounds
+//                       up), served next while the pool's FloorBudget is
+//                       open, after the share rings otherwise;
 //   under its cap    -> its organisation's share ring (DRR);
 //   at a work-conserving cap -> its organisation's borrow ring, served only
 //                       when no share ring has anyone (nobody else waits);
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "sched/deficit_ring.h"
+#include "sched/floor_budget.h"
 #include "sched/selector.h"
 
 namespace fairq::sched {
@@ -29,8 +34,11 @@ class DrrSelector : public Selector {
  public:
   DrrSelector(const SchedulerOptions& options,
               const std::vector<PoolTenant>& tenants,
-              const std::vector<double>& org_weights)
-      : options_(options), tenants_(tenants), org_weights_(org_weights) {}
+              const std::vector<double>& org_weights, const FloorBudget& floors)
+      : options_(options),
+        tenants_(tenants),
+        org_weights_(org_weights),
+        floors_(floors) {}
 
   void Refile(TenantId tenant) override;
   void Detach(TenantId tenant) override;
@@ -39,12 +47,19 @@ class DrrSelector : public Selector {
   double Deficit(TenantId tenant) const override;
 
  private:
-  enum class Standing : uint8_t { kIdle, kBelowFloor, kShare, kBorrow, kHeld };
+  enum class Standing : uint8_t {
+    kIdle,
+    kBelowWholeFloor,
+    kBelowFloor,
+    kShare,
+    kBorrow,
+    kHeld
+  };
   enum Level { kShareLevel = 0, kBorrowLevel = 1 };
 
   struct TenantNode {
     double deficit = 0;
-    RingLinks links;  // in the floor ring or one share/borrow ring
+    RingLinks links;  // in a floor ring or one share/borrow ring
     Standing standing = Standing::kIdle;
     OrgId org = 0;    // the organisation it joined under while not idle
     // Debt brought from an organisation it left; charged to the next one it
@@ -76,6 +91,10 @@ class DrrSelector : public Selector {
   };
 
   Standing Classify(TenantId tenant) const;
+  // The floor ring a standing files under, if any.
+  DeficitRing* FloorRing(Standing standing);
+  std::optional<TenantId> PickInTurn(DeficitRing& ring);
+  std::optional<TenantId> PickAt(Level level);
   static std::optional<Level> LevelOf(Standing standing);
   void Link(TenantId tenant);
   void Unlink(TenantId tenant);
@@ -90,8 +109,10 @@ class DrrSelector : public Selector {
   const SchedulerOptions& options_;
   const std::vector<PoolTenant>& tenants_;
   const std::vector<double>& org_weights_;
+  const FloorBudget& floors_;
   std::vector<TenantNode> tenant_nodes_;
   std::vector<OrgNode> org_nodes_;
+  DeficitRing whole_floor_ring_;
   DeficitRing floor_ring_;
   std::array<DeficitRing, 2> org_rings_;
 };

@@ -11,7 +11,8 @@ namespace fairq::sched {
 
 std::unique_ptr<Selector> MakeSelector(const SchedulerOptions& options,
                                        const std::vector<PoolTenant>& tenants,
-                                       const std::vector<double>& org_weights) {
+                                       const std::vector<double>& org_weights,
+                                       const FloorBudget& floors) {
   using Caps = ArrivalOrderSelector::Caps;
   switch (options.policy) {
     case Policy::kFifo:
@@ -26,7 +27,7 @@ std::unique_ptr<Selector> MakeSelector(const SchedulerOptions& options,
     case Policy::kDrr:
       break;
   }
-  return std::make_unique<DrrSelector>(options, tenants, org_weights);
+  return std::make_unique<DrrSelector>(options, tenants, org_weights, floors);
 }
 
 Pool::Pool(std::string name, const SchedulerOptions& options,
@@ -36,7 +37,7 @@ Pool::Pool(std::string name, const SchedulerOptions& options,
       options_(options),
       org_weights_(org_weights),
       settings_(settings),
-      selector_(MakeSelector(options, tenants_, org_weights)) {}
+      selector_(MakeSelector(options, tenants_, org_weights, floors_)) {}
 
 Pool::Slot Pool::Join(TenantId tenant) {
   auto [it, added] =
@@ -61,10 +62,13 @@ void Pool::ApplySlots(PoolTenant& state) {
   // A floor above the cap would promise what the cap forbids.
   state.floor_slots =
       std::min(state.settings.floor.FloorSlots(capacity_), state.cap_slots);
+  state.whole_floor_slots = std::min(
+      state.settings.floor.WholeFloorSlots(capacity_), state.cap_slots);
 }
 
 void Pool::SetCapacity(uint32_t slots) {
   capacity_ = slots;
+  floors_.SetCapacity(slots);
   for (Slot slot = 0; slot < tenants_.size(); ++slot) {
     ApplySlots(tenants_[slot]);
     Touch(slot);
@@ -173,7 +177,29 @@ void Pool::Count(PoolTenant& state, int sign) {
     }
   }
   if (state.counted_waiting) waiting_tenants_ += static_cast<uint32_t>(sign);
-  if (sign < 0) state.counted_active = state.counted_waiting = false;
+  if (sign > 0) {
+    state.counted_floor = FloorPart(state);
+    floors_.Add(state.counted_floor);
+  } else {
+    floors_.Remove(state.counted_floor);
+    state.counted_floor = {};
+    state.counted_active = state.counted_waiting = false;
+  }
+}
+
+FloorBudget::Part Pool::FloorPart(const PoolTenant& state) const {
+  FloorBudget::Part part;
+  if (state.floor_slots == 0) {
+    part.floorless_waiting = state.counted_waiting;
+    return part;
+  }
+  part.held = std::min(state.running, state.floor_slots);
+  if (state.counted_active) {
+    part.slots = state.floor_slots;
+    part.demand = std::min(state.settings.floor.ExactSlots(capacity_),
+                           static_cast<double>(state.cap_slots));
+  }
+  return part;
 }
 
 void Pool::Touch(Slot slot) {

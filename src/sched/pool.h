@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sched/floor_budget.h"
 #include "sched/pool_tenant.h"
 #include "sched/selector.h"
 #include "sched/types.h"
@@ -35,6 +36,8 @@ class Pool {
 
   // Tenants that hold state in this pool, in the order they joined.
   const std::vector<TenantId>& tenants() const { return tenant_ids_; }
+  // The active tenants' floors in slots, unrounded (FloorBudget).
+  double floor_demand() const { return floors_.demand(); }
 
   // Recomputes every tenant's share-based slot limits.
   void SetCapacity(uint32_t slots);
@@ -86,6 +89,7 @@ class Pool {
   // Re-files the tenant with the selector and the share totals.
   void Touch(Slot slot);
   void Count(PoolTenant& state, int sign);
+  FloorBudget::Part FloorPart(const PoolTenant& state) const;
   // What a lease of `seconds` is charged: at least options_.min_charge.
   double ChargeFor(double seconds) const;
 
@@ -111,6 +115,7 @@ class Pool {
   std::vector<PoolTenant> tenants_;
   std::vector<TenantId> tenant_ids_;  // by Slot
   std::unordered_map<TenantId, Slot> slots_;
+  FloorBudget floors_;  // the selector holds a reference to it
   std::unique_ptr<Selector> selector_;
 };
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "sched/cost_estimator.h"
+#include "sched/floor_budget.h"
 #include "sched/slot_limit.h"
 #include "sched/tenant_queue.h"
 #include "sched/types.h"
@@ -32,17 +33,20 @@ struct PoolTenant {
   uint32_t running = 0;
   uint32_t cap_slots = SlotLimit::kUnlimited;  // at the pool's capacity
   uint32_t floor_slots = 0;                    // at the pool's capacity
+  uint32_t whole_floor_slots = 0;  // floor_slots without the rounding up
   double worker_seconds = 0;
   CostEstimator estimator;
   DeclaredCostScale declared_scale;
   // What the pool's share totals currently count of this tenant.
   bool counted_active = false;   // has work or runs jobs
   bool counted_waiting = false;  // has work it may run
+  FloorBudget::Part counted_floor;
 
   // Has jobs that a policy may consider.
   bool HasWork() const { return !settings.paused && !queue.empty(); }
   bool AtCap() const { return running >= cap_slots; }
   bool BelowFloor() const { return running < floor_slots; }
+  bool BelowWholeFloor() const { return running < whole_floor_slots; }
 };
 
 }  // namespace fairq::sched

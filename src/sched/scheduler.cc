@@ -66,6 +66,10 @@ const std::vector<TenantId>& Scheduler::TenantsIn(PoolId pool) const {
   return pools_[pool]->tenants();
 }
 
+double Scheduler::FloorDemand(PoolId pool) const {
+  return pools_[pool]->floor_demand();
+}
+
 StatusOr<PoolId> Scheduler::FindPool(std::string_view name) const {
   auto it = pool_ids_.find(std::string(name));
   if (it == pool_ids_.end()) {

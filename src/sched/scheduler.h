@@ -89,6 +89,9 @@ class Scheduler {
   // Tenants holding state in the pool: those that used it since the start,
   // in the order they joined. REQUIRES: `pool` exists.
   const std::vector<TenantId>& TenantsIn(PoolId pool) const;
+  // The floors of the tenants active in the pool, in slots, unrounded; above
+  // the capacity they cannot all be met. REQUIRES: `pool` exists.
+  double FloorDemand(PoolId pool) const;
   size_t running_count() const { return running_.size(); }
   bool IsRunning(JobId job) const { return running_.count(job) != 0; }
 

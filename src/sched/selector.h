@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "sched/floor_budget.h"
 #include "sched/pool_tenant.h"
 #include "sched/types.h"
 
@@ -34,11 +35,12 @@ class Selector {
   virtual double Deficit(TenantId tenant) const = 0;
 };
 
-// `tenants` and `org_weights` are owned by the caller and outlive the
-// selector; both may grow.
+// `tenants`, `org_weights` and `floors` are owned by the caller and outlive
+// the selector; the vectors may grow.
 std::unique_ptr<Selector> MakeSelector(const SchedulerOptions& options,
                                        const std::vector<PoolTenant>& tenants,
-                                       const std::vector<double>& org_weights);
+                                       const std::vector<double>& org_weights,
+                                       const FloorBudget& floors);
 
 }  // namespace fairq::sched
 

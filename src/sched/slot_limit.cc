@@ -89,6 +89,22 @@ uint32_t SlotLimit::FloorSlots(uint32_t capacity) const {
   return 0;
 }
 
+uint32_t SlotLimit::WholeFloorSlots(uint32_t capacity) const {
+  return static_cast<uint32_t>(std::floor(ExactSlots(capacity) + kSlack));
+}
+
+double SlotLimit::ExactSlots(uint32_t capacity) const {
+  switch (kind_) {
+    case kNone:
+      return 0;
+    case kCount:
+      return value_;
+    case kShare:
+      return value_ * capacity;
+  }
+  return 0;
+}
+
 std::string SlotLimit::ToString() const {
   switch (kind_) {
     case kNone:

@@ -41,6 +41,11 @@ class SlotLimit {
   // Slots a floor guarantees at `capacity`: shares round up (a floor always
   // covers its share). 0 when unset.
   uint32_t FloorSlots(uint32_t capacity) const;
+  // The same rounded down: the slots a floor guarantees even when the
+  // floors' rounding up passes the pool (FloorBudget).
+  uint32_t WholeFloorSlots(uint32_t capacity) const;
+  // The limit at `capacity` before rounding; 0 when unset.
+  double ExactSlots(uint32_t capacity) const;
 
   std::string ToString() const;
 

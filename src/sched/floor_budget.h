@@ -1,0 +1,56 @@
+// FloorBudget: how many of a pool's slots the reserved floors may hold ahead
+// of DRR. Each floor rounds up (it covers its share), but rounded up together
+// floors can pass the pool (3 x 30% of 8 slots is 3 + 3 + 3) and starve every
+// tenant without a floor. So while such a tenant waits, the slots the floors
+// round up to are served first only while the floors together hold less than
+// their exact sum rounded down, or their rounded sum while that leaves one
+// slot for the others. The floors rounded down are always served first
+// (DrrSelector): floors whose exact sum fills the pool (2 x 50%) are kept
+// whole, as the operator reserved the whole pool.
+//
+// Not thread-safe; owned by a Pool, read by its DrrSelector.
+#ifndef FAIRQ_SCHED_FLOOR_BUDGET_H_
+#define FAIRQ_SCHED_FLOOR_BUDGET_H_
+
+#include <cstdint>
+
+namespace fairq::sched {
+
+class FloorBudget {
+ public:
+  // What one tenant adds to the totals. The caller keeps what it added, so
+  // that exactly that is taken away when the tenant's state changes.
+  struct Part {
+    double demand = 0;   // its floor in slots, unrounded, while active
+    uint32_t slots = 0;  // its floor rounded up, while active
+    uint32_t held = 0;   // its running jobs that its floor covers
+    bool floorless_waiting = false;  // has no floor and work it may run
+  };
+
+  void Add(const Part& part) { Apply(part, +1); }
+  void Remove(const Part& part) { Apply(part, -1); }
+  void SetCapacity(uint32_t slots) { capacity_ = slots; }
+
+  // Slots the floors may hold ahead of DRR while a tenant without a floor
+  // waits.
+  uint32_t Reserved() const;
+  // Floors are served before everyone else: nobody without a floor waits,
+  // or the floors hold less than Reserved().
+  bool Open() const { return floorless_waiting_ == 0 || held_ < Reserved(); }
+  // The active tenants' floors in slots, unrounded. Above the capacity,
+  // the floors are overcommitted: some cannot be met.
+  double demand() const { return demand_; }
+
+ private:
+  void Apply(const Part& part, int sign);
+
+  uint32_t capacity_ = 0;
+  double demand_ = 0;
+  uint32_t slots_ = 0;
+  uint32_t held_ = 0;
+  uint32_t floorless_waiting_ = 0;
+};
+
+}  // namespace fairq::sched
+
+#endif  // FAIRQ_SCHED_FLOOR_BUDGET_H_

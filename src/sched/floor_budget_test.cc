@@ -1,0 +1,77 @@
+#include "sched/floor_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace fairq::sched {
+namespace {
+
+FloorBudget::Part Floor(double demand, uint32_t slots, uint32_t held = 0) {
+  return FloorBudget::Part{demand, slots, held, false};
+}
+
+FloorBudget::Part Floorless() { return FloorBudget::Part{0, 0, 0, true}; }
+
+FloorBudget Budget(uint32_t capacity,
+                   const std::vector<FloorBudget::Part>& parts) {
+  FloorBudget budget;
+  budget.SetCapacity(capacity);
+  for (const FloorBudget::Part& part : parts) budget.Add(part);
+  return budget;
+}
+
+TEST(FloorBudgetTest, RoundedUpFloorsLeaveOneSlotWhenTheirExactSumAllows) {
+  // 3 x 30% of 8 slots: 7.2 exact, 9 rounded. 7 leaves room for the others.
+  EXPECT_EQ(Budget(8, {Floor(2.4, 3), Floor(2.4, 3), Floor(2.4, 3)}).Reserved(),
+            7u);
+  // One 30% floor keeps its rounding up: 3 of 8.
+  EXPECT_EQ(Budget(8, {Floor(2.4, 3)}).Reserved(), 3u);
+  // 3 x 30% of 10 slots: exactly 9.
+  EXPECT_EQ(Budget(10, {Floor(3, 3), Floor(3, 3), Floor(3, 3)}).Reserved(), 9u);
+}
+
+TEST(FloorBudgetTest, FloorsThatFillThePoolExactlyAreKeptWhole) {
+  EXPECT_EQ(Budget(8, {Floor(4, 4), Floor(4, 4)}).Reserved(), 8u);
+  // 0.3 * 10 sums to 8.9999...: still 9.
+  FloorBudget budget =
+      Budget(10, {Floor(0.3 * 10, 3), Floor(0.3 * 10, 3), Floor(0.4 * 10, 4)});
+  EXPECT_EQ(budget.Reserved(), 10u);
+}
+
+TEST(FloorBudgetTest, OvercommittedFloorsHoldThePool) {
+  FloorBudget budget = Budget(3, {Floor(4, 4)});  // a count floor of 4 on 3
+  EXPECT_EQ(budget.Reserved(), 3u);
+  EXPECT_EQ(budget.demand(), 4);
+  EXPECT_EQ(Budget(0, {Floor(1, 1)}).Reserved(), 0u);
+}
+
+TEST(FloorBudgetTest, ClosesOnlyWhileATenantWithoutAFloorWaits) {
+  FloorBudget budget =
+      Budget(8, {Floor(2.4, 3, 3), Floor(2.4, 3, 2), Floor(2.4, 3, 2)});
+  EXPECT_TRUE(budget.Open());  // 7 held, nobody else waits
+  budget.Add(Floorless());
+  EXPECT_FALSE(budget.Open());  // 7 held of 7
+  budget.Remove(Floor(2.4, 3, 2));
+  budget.Add(Floor(2.4, 3, 1));
+  EXPECT_TRUE(budget.Open());  // 6 held
+  budget.Remove(Floorless());
+  budget.Add(Floor(2.4, 3, 2));
+  budget.Remove(Floor(2.4, 3, 1));
+  EXPECT_TRUE(budget.Open());
+}
+
+TEST(FloorBudgetTest, RemovingEveryPartLeavesNothing) {
+  FloorBudget budget = Budget(10, {});
+  std::vector<FloorBudget::Part> parts = {Floor(0.1 * 10, 1, 1),
+                                          Floor(0.7 * 10, 7), Floorless()};
+  for (const FloorBudget::Part& part : parts) budget.Add(part);
+  for (const FloorBudget::Part& part : parts) budget.Remove(part);
+  budget.Add(Floorless());
+  EXPECT_EQ(budget.Reserved(), 0u);
+  EXPECT_EQ(budget.demand(), 0);
+  EXPECT_FALSE(budget.Open());  // nothing may be held ahead of DRR
+}
+
+}  // namespace
+}  // namespace fairq::sched
