@@ -124,9 +124,7 @@ std::optional<TenantId> DrrSelector::Pick() {
   if (std::optional<TenantId> tenant = PickInTurn(whole_floor_ring_)) {
     return tenant;
   }
-  if (floors_.Open()) {
-    if (std::optional<TenantId> tenant = PickInTurn(floor_ring_)) return tenant;
-  }
+  if (!floor_ring_.empty() && floors_.Open()) return PickInTurn(floor_ring_);
   if (std::optional<TenantId> tenant = PickAt(kShareLevel)) return tenant;
   if (std::optional<TenantId> tenant = PickInTurn(floor_ring_)) return tenant;
   return PickAt(kBorrowLevel);

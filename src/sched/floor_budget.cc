@@ -12,14 +12,6 @@ constexpr double kSlack = 1e-9;
 
 }  // namespace
 
-void FloorBudget::Apply(const Part& part, int sign) {
-  demand_ += sign * part.demand;
-  slots_ += static_cast<uint32_t>(sign) * part.slots;
-  held_ += static_cast<uint32_t>(sign) * part.held;
-  if (part.floorless_waiting) floorless_waiting_ += static_cast<uint32_t>(sign);
-  if (slots_ == 0) demand_ = 0;  // no rounding left behind
-}
-
 uint32_t FloorBudget::Reserved() const {
   if (capacity_ == 0) return 0;
   double exact = std::floor(std::max(0.0, demand_) + kSlack);

@@ -24,6 +24,7 @@ class FloorBudget {
     double demand = 0;   // its floor in slots, unrounded, while active
     uint32_t slots = 0;  // its floor rounded up, while active
     uint32_t held = 0;   // its running jobs that its floor covers
+    bool has_floor = false;
     bool floorless_waiting = false;  // has no floor and work it may run
   };
 
@@ -42,7 +43,17 @@ class FloorBudget {
   double demand() const { return demand_; }
 
  private:
-  void Apply(const Part& part, int sign);
+  void Apply(const Part& part, int sign) {
+    auto usign = static_cast<uint32_t>(sign);  // -1 wraps: subtracts
+    if (!part.has_floor) {
+      floorless_waiting_ += part.floorless_waiting ? usign : 0;
+      return;
+    }
+    demand_ += sign * part.demand;
+    slots_ += usign * part.slots;
+    held_ += usign * part.held;
+    if (slots_ == 0) demand_ = 0;  // no rounding left behind
+  }
 
   uint32_t capacity_ = 0;
   double demand_ = 0;

@@ -8,10 +8,12 @@ namespace fairq::sched {
 namespace {
 
 FloorBudget::Part Floor(double demand, uint32_t slots, uint32_t held = 0) {
-  return FloorBudget::Part{demand, slots, held, false};
+  return FloorBudget::Part{demand, slots, held, true, false};
 }
 
-FloorBudget::Part Floorless() { return FloorBudget::Part{0, 0, 0, true}; }
+FloorBudget::Part Floorless() {
+  return FloorBudget::Part{0, 0, 0, false, true};
+}
 
 FloorBudget Budget(uint32_t capacity,
                    const std::vector<FloorBudget::Part>& parts) {

@@ -8,6 +8,28 @@
 #include "sched/drr_selector.h"
 
 namespace fairq::sched {
+namespace {
+
+// What the tenant adds to its pool's FloorBudget. Here, not in Pool, so that
+// it is inlined: returned through memory, the part cost a store-forwarding
+// stall on every lease.
+FloorBudget::Part FloorPartOf(const PoolTenant& state, uint32_t capacity) {
+  FloorBudget::Part part;
+  if (state.floor_slots == 0) {
+    part.floorless_waiting = state.counted_waiting;
+    return part;
+  }
+  part.has_floor = true;
+  part.held = std::min(state.running, state.floor_slots);
+  if (state.counted_active) {
+    part.slots = state.floor_slots;
+    part.demand = std::min(state.settings.floor.ExactSlots(capacity),
+                           static_cast<double>(state.cap_slots));
+  }
+  return part;
+}
+
+}  // namespace
 
 std::unique_ptr<Selector> MakeSelector(const SchedulerOptions& options,
                                        const std::vector<PoolTenant>& tenants,
@@ -178,28 +200,14 @@ void Pool::Count(PoolTenant& state, int sign) {
   }
   if (state.counted_waiting) waiting_tenants_ += static_cast<uint32_t>(sign);
   if (sign > 0) {
-    state.counted_floor = FloorPart(state);
-    floors_.Add(state.counted_floor);
+    FloorBudget::Part part = FloorPartOf(state, capacity_);
+    floors_.Add(part);  // from registers: read back, it stalled every lease
+    state.counted_floor = part;
   } else {
     floors_.Remove(state.counted_floor);
     state.counted_floor = {};
     state.counted_active = state.counted_waiting = false;
   }
-}
-
-FloorBudget::Part Pool::FloorPart(const PoolTenant& state) const {
-  FloorBudget::Part part;
-  if (state.floor_slots == 0) {
-    part.floorless_waiting = state.counted_waiting;
-    return part;
-  }
-  part.held = std::min(state.running, state.floor_slots);
-  if (state.counted_active) {
-    part.slots = state.floor_slots;
-    part.demand = std::min(state.settings.floor.ExactSlots(capacity_),
-                           static_cast<double>(state.cap_slots));
-  }
-  return part;
 }
 
 void Pool::Touch(Slot slot) {

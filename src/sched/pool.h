@@ -89,7 +89,6 @@ class Pool {
   // Re-files the tenant with the selector and the share totals.
   void Touch(Slot slot);
   void Count(PoolTenant& state, int sign);
-  FloorBudget::Part FloorPart(const PoolTenant& state) const;
   // What a lease of `seconds` is charged: at least options_.min_charge.
   double ChargeFor(double seconds) const;
 

@@ -34,13 +34,14 @@ struct PoolTenant {
   uint32_t cap_slots = SlotLimit::kUnlimited;  // at the pool's capacity
   uint32_t floor_slots = 0;                    // at the pool's capacity
   uint32_t whole_floor_slots = 0;  // floor_slots without the rounding up
-  double worker_seconds = 0;
-  CostEstimator estimator;
-  DeclaredCostScale declared_scale;
-  // What the pool's share totals currently count of this tenant.
+  // What the pool's share totals currently count of this tenant. Kept beside
+  // the fields above, which every lease reads with them.
   bool counted_active = false;   // has work or runs jobs
   bool counted_waiting = false;  // has work it may run
   FloorBudget::Part counted_floor;
+  double worker_seconds = 0;
+  CostEstimator estimator;
+  DeclaredCostScale declared_scale;
 
   // Has jobs that a policy may consider.
   bool HasWork() const { return !settings.paused && !queue.empty(); }
