@@ -261,11 +261,12 @@ TEST(SimulatorTest, OverDeclaredCostLosesNoShareUnderDrr) {
       0.5, 0.05);
 }
 
-// Runtimes that vary about a learned estimate (+-90%) still come out near
-// half. A guard only: at this tolerance it does not tell whether the short
-// jobs' refunds are kept (it passed with every refund dropped), so whether
-// the one-grant credit limit costs such a tenant share is unmeasured.
-TEST(SimulatorTest, VaryingRuntimesLoseNoShareUnderDrr) {
+// Runtimes that vary about a learned estimate (+-90%) come out within 0.01
+// of half. The short jobs' refunds are kept but for what the one-grant
+// credit limit cuts: measured over 8 seeds of 3,000 s, the varying tenant
+// gets 0.4928 of the workers (0.4975 at +-50%), against 0.5000 with no
+// limit and 0.4501 with every refund dropped (which fails here).
+TEST(SimulatorTest, VaryingRuntimesLoseLittleShareUnderDrr) {
   ExpectSharesUnderDrr(
       "name: jitter\nworkers: 8\nduration: 600\n"
       "tenants: [{name: Steady}, {name: Varying}]\n"
@@ -273,7 +274,7 @@ TEST(SimulatorTest, VaryingRuntimesLoseNoShareUnderDrr) {
       "  - {tenant: Steady, at: 0, count: 5000, cost: 1}\n"
       "  - {tenant: Varying, at: 0, count: 5000, cost: 1, cost_jitter: 0.9, "
       "declared_cost: none}\n",
-      0.5, 0.05);
+      0.5, 0.01);
 }
 
 }  // namespace
