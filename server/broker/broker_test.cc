@@ -936,6 +936,29 @@ TEST_F(BrokerTest, IdempotencyKeyReturnsTheFirstJob) {
   EXPECT_EQ(after.results(0).job_id(), first);
 }
 
+// A key names its job for idempotency_window_seconds from its enqueue, not
+// after: then the same key makes a new job, and a restart keeps the new one.
+TEST_F(BrokerTest, IdempotencyKeyExpiresAfterItsWindow) {
+  config_.idempotency_window_seconds = 60;
+  Reopen();
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_idempotency_key("k1");
+  uint64_t first = Enqueue(spec);
+  Advance(59'999);
+  v1::EnqueueResult inside = EnqueueResultOf(spec);
+  EXPECT_EQ(inside.job_id(), first);
+  EXPECT_TRUE(inside.duplicate());
+  Advance(1);  // 60 s after the first enqueue
+  v1::EnqueueResult after = EnqueueResultOf(spec);
+  EXPECT_NE(after.job_id(), first);
+  EXPECT_FALSE(after.duplicate());
+  Reopen();
+  v1::EnqueueResult restarted = EnqueueResultOf(spec);
+  EXPECT_EQ(restarted.job_id(), after.job_id());
+  EXPECT_TRUE(restarted.duplicate());
+}
+
 TEST_F(BrokerTest, BacklogQuotaRejectsWithARetryHint) {
   v1::Tenant tenant = config_.tenant_defaults.settings;
   tenant.set_name("a");
