@@ -14,14 +14,10 @@ DrrSelector::Standing DrrSelector::Classify(TenantId tenant) const {
                                                    : Standing::kBorrow;
 }
 
-DeficitRing* DrrSelector::FloorRing(Standing standing) {
-  if (standing == Standing::kBelowWholeFloor) return &whole_floor_ring_;
-  if (standing == Standing::kBelowFloor) return &floor_ring_;
-  return nullptr;
-}
-
 std::optional<DrrSelector::Level> DrrSelector::LevelOf(Standing standing) {
-  if (standing == Standing::kShare) return kShareLevel;
+  if (standing == Standing::kShare || standing == Standing::kBelowFloor) {
+    return kShareLevel;
+  }
   if (standing == Standing::kBorrow) return kBorrowLevel;
   return std::nullopt;
 }
@@ -85,9 +81,13 @@ void DrrSelector::BecomeIdle(TenantId tenant) {
 void DrrSelector::Link(TenantId tenant) {
   TenantNode& node = tenant_nodes_[tenant];
   TenantAccess tenant_access{*this};
-  if (DeficitRing* ring = FloorRing(node.standing)) {
-    ring->Insert(tenant_access, tenant);
+  if (node.standing == Standing::kBelowWholeFloor) {
+    whole_floor_ring_.Insert(tenant_access, tenant);
     return;
+  }
+  if (node.standing == Standing::kBelowFloor) {
+    RoundUpAccess round_up_access{*this};
+    round_up_ring_.Insert(round_up_access, tenant);
   }
   std::optional<Level> level = LevelOf(node.standing);
   if (!level) return;
@@ -102,9 +102,13 @@ void DrrSelector::Link(TenantId tenant) {
 void DrrSelector::Unlink(TenantId tenant) {
   TenantNode& node = tenant_nodes_[tenant];
   TenantAccess tenant_access{*this};
-  if (DeficitRing* ring = FloorRing(node.standing)) {
-    ring->Erase(tenant_access, tenant);
+  if (node.standing == Standing::kBelowWholeFloor) {
+    whole_floor_ring_.Erase(tenant_access, tenant);
     return;
+  }
+  if (node.standing == Standing::kBelowFloor) {
+    RoundUpAccess round_up_access{*this};
+    round_up_ring_.Erase(round_up_access, tenant);
   }
   std::optional<Level> level = LevelOf(node.standing);
   if (!level) return;
@@ -116,24 +120,20 @@ void DrrSelector::Unlink(TenantId tenant) {
   }
 }
 
-// Floors rounded down go first. The slot a floor rounds up to goes next,
+// Floors rounded down go first. The slots floors round up to go next,
 // unless the floors already hold all their budget lets them while a tenant
-// without a floor waits; then it goes after the share rings (still before
-// borrowing).
+// without a floor waits; then those tenants compete in DRR like the rest.
 std::optional<TenantId> DrrSelector::Pick() {
-  if (std::optional<TenantId> tenant = PickInTurn(whole_floor_ring_)) {
-    return tenant;
-  }
-  if (!floor_ring_.empty() && floors_.Open()) return PickInTurn(floor_ring_);
-  if (std::optional<TenantId> tenant = PickAt(kShareLevel)) return tenant;
-  if (std::optional<TenantId> tenant = PickInTurn(floor_ring_)) return tenant;
-  return PickAt(kBorrowLevel);
-}
-
-std::optional<TenantId> DrrSelector::PickInTurn(DeficitRing& ring) {
-  if (ring.empty()) return std::nullopt;
   TenantAccess tenant_access{*this};
-  return ring.NextInTurn(tenant_access);
+  if (!whole_floor_ring_.empty()) {
+    return whole_floor_ring_.NextInTurn(tenant_access);
+  }
+  if (!round_up_ring_.empty() && floors_.Open()) {
+    RoundUpAccess round_up_access{*this};
+    return round_up_ring_.NextInTurn(round_up_access);
+  }
+  if (std::optional<TenantId> tenant = PickAt(kShareLevel)) return tenant;
+  return PickAt(kBorrowLevel);
 }
 
 std::optional<TenantId> DrrSelector::PickAt(Level level) {

@@ -2,13 +2,13 @@
 // worker-seconds, in two levels (organisations, then the tenants inside
 // each), with per-tenant caps and reserved floors.
 //
-// A tenant with work stands in exactly one place:
+// A tenant with work stands in one place:
 //   below its floor rounded down -> the whole-floor ring, served before
 //                       anyone else, in turn;
-//   below its floor  -> the floor ring (the last slot of a floor that rounds
-//                       up), served next while the pool's FloorBudget is
-//                       open, after the share rings otherwise;
-//   under its cap    -> its organisation's share ring (DRR);
+//   under its cap    -> its organisation's share ring (DRR); and, below the
+//                       slot its floor rounds up to, the round-up ring too,
+//                       served next while the pool's FloorBudget is open
+//                       (otherwise that slot is won in DRR like any other);
 //   at a work-conserving cap -> its organisation's borrow ring, served only
 //                       when no share ring has anyone (nobody else waits);
 //   at a hard cap    -> held, in no ring, until one of its jobs ends.
@@ -59,12 +59,19 @@ class DrrSelector : public Selector {
 
   struct TenantNode {
     double deficit = 0;
-    RingLinks links;  // in a floor ring or one share/borrow ring
+    RingLinks links;  // in the whole-floor ring or one share/borrow ring
+    RingLinks round_up_links;  // in the round-up ring
     Standing standing = Standing::kIdle;
     OrgId org = 0;    // the organisation it joined under while not idle
     // Debt brought from an organisation it left; charged to the next one it
     // joins, so moving between organisations cannot wipe what it owes.
     double carried_debt = 0;
+  };
+  struct RoundUpAccess {  // NextInTurn only: no credit
+    DrrSelector& self;
+    RingLinks& Links(uint32_t id) {
+      return self.tenant_nodes_[id].round_up_links;
+    }
   };
   struct OrgNode {
     double deficit = 0;
@@ -91,9 +98,6 @@ class DrrSelector : public Selector {
   };
 
   Standing Classify(TenantId tenant) const;
-  // The floor ring a standing files under, if any.
-  DeficitRing* FloorRing(Standing standing);
-  std::optional<TenantId> PickInTurn(DeficitRing& ring);
   std::optional<TenantId> PickAt(Level level);
   static std::optional<Level> LevelOf(Standing standing);
   void Link(TenantId tenant);
@@ -113,7 +117,7 @@ class DrrSelector : public Selector {
   std::vector<TenantNode> tenant_nodes_;
   std::vector<OrgNode> org_nodes_;
   DeficitRing whole_floor_ring_;
-  DeficitRing floor_ring_;
+  DeficitRing round_up_ring_;
   std::array<DeficitRing, 2> org_rings_;
 };
 

@@ -1,12 +1,12 @@
 // FloorBudget: how many of a pool's slots the reserved floors may hold ahead
-// of DRR. Each floor rounds up (it covers its share), but rounded up together
-// floors can pass the pool (3 x 30% of 8 slots is 3 + 3 + 3) and starve every
-// tenant without a floor. So while such a tenant waits, the slots the floors
-// round up to are served first only while the floors together hold less than
+// of DRR. Each floor rounds up, but rounded up together floors can pass the
+// pool (3 x 30% of 8 slots is 3 + 3 + 3) and starve every tenant without a
+// floor. So a floor is served first in two parts (DrrSelector): its share
+// rounded down always, and the slot it rounds up to only while Open(): while
+// nobody without a floor waits, or the floors hold less than Reserved(),
 // their exact sum rounded down, or their rounded sum while that leaves one
-// slot for the others. The floors rounded down are always served first
-// (DrrSelector): floors whose exact sum fills the pool (2 x 50%) are kept
-// whole, as the operator reserved the whole pool.
+// slot for the others. Floors whose exact sum fills the pool (2 x 50%) are
+// kept whole: the operator reserved the whole pool.
 //
 // Not thread-safe; owned by a Pool, read by its DrrSelector.
 #ifndef FAIRQ_SCHED_FLOOR_BUDGET_H_
@@ -21,12 +21,16 @@ class FloorBudget {
   // What one tenant adds to the totals. The caller keeps what it added, so
   // that exactly that is taken away when the tenant's state changes.
   struct Part {
-    double demand = 0;   // its floor in slots, unrounded, while active
+    // Its floor while active, in millionths of a slot: whole numbers, so
+    // that adding and taking away leave no rounding behind.
+    int64_t demand_micros = 0;
     uint32_t slots = 0;  // its floor rounded up, while active
     uint32_t held = 0;   // its running jobs that its floor covers
     bool has_floor = false;
-    bool floorless_waiting = false;  // has no floor and work it may run
+    bool floorless_waiting = false;  // has no floor, and work and room to run
   };
+
+  static constexpr int64_t kMicros = 1'000'000;
 
   void Add(const Part& part) { Apply(part, +1); }
   void Remove(const Part& part) { Apply(part, -1); }
@@ -35,12 +39,13 @@ class FloorBudget {
   // Slots the floors may hold ahead of DRR while a tenant without a floor
   // waits.
   uint32_t Reserved() const;
-  // Floors are served before everyone else: nobody without a floor waits,
-  // or the floors hold less than Reserved().
+  // The slots floors round up to go ahead of DRR.
   bool Open() const { return floorless_waiting_ == 0 || held_ < Reserved(); }
   // The active tenants' floors in slots, unrounded. Above the capacity,
   // the floors are overcommitted: some cannot be met.
-  double demand() const { return demand_; }
+  double demand() const {
+    return static_cast<double>(demand_micros_) / kMicros;
+  }
 
  private:
   void Apply(const Part& part, int sign) {
@@ -49,14 +54,13 @@ class FloorBudget {
       floorless_waiting_ += part.floorless_waiting ? usign : 0;
       return;
     }
-    demand_ += sign * part.demand;
+    demand_micros_ += sign * part.demand_micros;
     slots_ += usign * part.slots;
     held_ += usign * part.held;
-    if (slots_ == 0) demand_ = 0;  // no rounding left behind
   }
 
   uint32_t capacity_ = 0;
-  double demand_ = 0;
+  int64_t demand_micros_ = 0;
   uint32_t slots_ = 0;
   uint32_t held_ = 0;
   uint32_t floorless_waiting_ = 0;

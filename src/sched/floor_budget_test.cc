@@ -2,13 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace fairq::sched {
 namespace {
 
 FloorBudget::Part Floor(double demand, uint32_t slots, uint32_t held = 0) {
-  return FloorBudget::Part{demand, slots, held, true, false};
+  return FloorBudget::Part{std::llround(demand * FloorBudget::kMicros), slots,
+                           held, true, false};
 }
 
 FloorBudget::Part Floorless() {
@@ -35,10 +37,14 @@ TEST(FloorBudgetTest, RoundedUpFloorsLeaveOneSlotWhenTheirExactSumAllows) {
 
 TEST(FloorBudgetTest, FloorsThatFillThePoolExactlyAreKeptWhole) {
   EXPECT_EQ(Budget(8, {Floor(4, 4), Floor(4, 4)}).Reserved(), 8u);
-  // 0.3 * 10 sums to 8.9999...: still 9.
+  // 57% of 100 slots is 56.999... in doubles; with 43% it still fills the
+  // pool.
+  double most = 0.57 * 100;
+  ASSERT_LT(most, 57.0);
   FloorBudget budget =
-      Budget(10, {Floor(0.3 * 10, 3), Floor(0.3 * 10, 3), Floor(0.4 * 10, 4)});
-  EXPECT_EQ(budget.Reserved(), 10u);
+      Budget(100, {Floor(most, 57), Floor(0.43 * 100, 43), Floorless()});
+  EXPECT_EQ(budget.Reserved(), 100u);
+  EXPECT_EQ(budget.demand(), 100);
 }
 
 TEST(FloorBudgetTest, OvercommittedFloorsHoldThePool) {

@@ -16,15 +16,17 @@ namespace {
 FloorBudget::Part FloorPartOf(const PoolTenant& state, uint32_t capacity) {
   FloorBudget::Part part;
   if (state.floor_slots == 0) {
-    part.floorless_waiting = state.counted_waiting;
+    // One held at its cap could not take a slot the floors left.
+    part.floorless_waiting = state.counted_waiting && !state.AtCap();
     return part;
   }
   part.has_floor = true;
   part.held = std::min(state.running, state.floor_slots);
   if (state.counted_active) {
     part.slots = state.floor_slots;
-    part.demand = std::min(state.settings.floor.ExactSlots(capacity),
-                           static_cast<double>(state.cap_slots));
+    double demand = std::min(state.settings.floor.ExactSlots(capacity),
+                             static_cast<double>(state.cap_slots));
+    part.demand_micros = std::llround(demand * FloorBudget::kMicros);
   }
   return part;
 }

@@ -57,7 +57,11 @@ class PropertyRun {
         config.cap = SlotLimit::Share(0.25 * (1 + Uniform(3)));
     }
     config.cap_mode = Chance(50) ? CapMode::kHard : CapMode::kWorkConserving;
-    if (Chance(25)) config.floor = SlotLimit::Count(1);
+    // Share floors round up, and so exercise the floor budget.
+    if (Chance(25)) {
+      config.floor = Chance(50) ? SlotLimit::Count(1)
+                                : SlotLimit::Share(0.05 * (1 + Uniform(5)));
+    }
     return config;
   }
 
@@ -229,6 +233,30 @@ class PropertyRun {
       }
     }
     ASSERT_EQ(scheduler_->running_count(), running_.size());
+    for (PoolId pool = 0; pool < 2; ++pool) {
+      ASSERT_NEAR(scheduler_->FloorDemand(pool), FloorDemand(pool), 1e-6)
+          << "pool " << pool;
+    }
+  }
+
+  // The floors of the tenants active in the pool (work they may run, or
+  // jobs running), each at most its cap, counted afresh.
+  double FloorDemand(PoolId pool) const {
+    double demand = 0;
+    for (TenantId t = 0; t < configs_.size(); ++t) {
+      const TenantConfig& config = configs_[t];
+      uint32_t cap = config.cap.CapSlots(capacity_[pool]);
+      if (std::min(config.floor.FloorSlots(capacity_[pool]), cap) == 0) {
+        continue;
+      }
+      bool has_work = !paused_[t] && ExpectedHead(t, pool) != nullptr;
+      bool held = config.cap_mode == CapMode::kHard && Running(t, pool) >= cap;
+      if ((has_work && !held) || Running(t, pool) > 0) {
+        demand += std::min(config.floor.ExactSlots(capacity_[pool]),
+                           static_cast<double>(cap));
+      }
+    }
+    return demand;
   }
 
   // Ends with every job accounted for exactly once.

@@ -487,29 +487,46 @@ TEST(SchedulerTest, FloorIsServedFirst) {
   EXPECT_EQ(h.Stats(big).running, 4u);
 }
 
-// The fewest and most jobs each tenant ran while a pool of 8 slots was held
-// full for `steps` steps: each step a running job picked at random (fixed
-// seed) ends after its charged cost and the next is leased.
-std::map<TenantId, std::pair<uint32_t, uint32_t>> RunningRange(
-    SchedulerHarness& h, const std::vector<TenantId>& tenants, int steps) {
+// What each tenant got while a pool of 8 slots was held full for `steps`
+// steps: each step a running job picked at random (fixed seed) ends after
+// its charged cost and the next is leased.
+struct Held {
+  uint32_t fewest = UINT32_MAX;  // jobs running after a step
+  uint32_t most = 0;
+  int leases = 0;
+  std::pair<uint32_t, uint32_t> range() const { return {fewest, most}; }
+};
+std::map<TenantId, Held> RunFull(SchedulerHarness& h,
+                                 const std::vector<TenantId>& tenants,
+                                 int steps) {
+  std::map<TenantId, Held> held;
   std::vector<Dispatch> running;
-  for (int i = 0; i < 8; ++i) running.push_back(*h.Lease());
+  for (int i = 0; i < 8; ++i) {
+    std::optional<Dispatch> d = h.Lease();
+    if (!d) {
+      ADD_FAILURE() << "the pool did not fill";
+      return held;
+    }
+    running.push_back(*d);
+  }
   std::mt19937 random(7);
-  std::map<TenantId, std::pair<uint32_t, uint32_t>> range;
-  for (TenantId tenant : tenants) range[tenant] = {UINT32_MAX, 0};
   for (int i = 0; i < steps; ++i) {
-    size_t done = random() % running.size();
-    EXPECT_TRUE(
-        h.scheduler->Complete(running[done].job, running[done].charged_cost)
-            .ok());
-    running[done] = *h.Lease();
+    Dispatch& slot = running[random() % running.size()];
+    EXPECT_TRUE(h.scheduler->Complete(slot.job, slot.charged_cost).ok());
+    std::optional<Dispatch> next = h.Lease();
+    if (!next) {
+      ADD_FAILURE() << "a free slot found no job";
+      return held;
+    }
+    slot = *next;
+    ++held[slot.tenant].leases;
     for (TenantId tenant : tenants) {
       uint32_t now = h.Stats(tenant).running;
-      range[tenant].first = std::min(range[tenant].first, now);
-      range[tenant].second = std::max(range[tenant].second, now);
+      held[tenant].fewest = std::min(held[tenant].fewest, now);
+      held[tenant].most = std::max(held[tenant].most, now);
     }
   }
-  return range;
+  return held;
 }
 
 using Range = std::pair<uint32_t, uint32_t>;
@@ -524,38 +541,59 @@ TenantId AddBusy(SchedulerHarness& h, const std::string& name,
 }
 
 // 3 x 30% of 8 slots rounds up to 9 slots of floors. A tenant without a
-// floor used to get none while the three had work. Their exact 7.2 leaves it
-// one slot; each keeps its 2.4 rounded down, and the seventh slot goes
-// round them.
+// floor used to get none while the three had work. Their exact 7.2 leaves
+// it 0.8 of a slot: it gets the eighth, which it wins in DRR (in the first
+// steps, while the floored tenants' debt is small, not always), and each
+// floored tenant keeps its 2.4 rounded down.
 TEST(SchedulerTest, RoundedUpFloorsLeaveATenantWithoutOneRunning) {
   SchedulerHarness h(SchedulerOptions{}, 8);
   TenantId a = AddBusy(h, "a", SlotLimit::Share(0.3));
   TenantId b = AddBusy(h, "b", SlotLimit::Share(0.3));
   TenantId c = AddBusy(h, "c", SlotLimit::Share(0.3));
   TenantId other = AddBusy(h, "other");
-  auto range = RunningRange(h, {a, b, c, other}, 2000);
-  EXPECT_EQ(range[other], Range(1, 1));
-  for (TenantId tenant : {a, b, c}) EXPECT_EQ(range[tenant], Range(2, 3));
+  auto held = RunFull(h, {a, b, c, other}, 2000);
+  EXPECT_EQ(held[other].most, 1u);
+  EXPECT_GE(held[other].leases, 0.1 * 2000);  // the 0.8 of 8 slots
+  for (TenantId tenant : {a, b, c})
+    EXPECT_EQ(held[tenant].range(), Range(2, 3));
 }
 
 TEST(SchedulerTest, AFloorStillRoundsUpWhereItFits) {
   SchedulerHarness h(SchedulerOptions{}, 8);
   TenantId small = AddBusy(h, "small", SlotLimit::Share(0.3), 1);
   TenantId big = AddBusy(h, "big", SlotLimit(), 9);
-  auto range = RunningRange(h, {small, big}, 2000);
-  EXPECT_EQ(range[small], Range(3, 3));  // its 2.4, rounded up
-  EXPECT_EQ(range[big], Range(5, 5));
+  auto held = RunFull(h, {small, big}, 2000);
+  EXPECT_EQ(held[small].range(), Range(3, 3));  // its 2.4, rounded up
+  EXPECT_EQ(held[big].range(), Range(5, 5));
 }
 
+// 2.4 + 2.4 + 3.2 slots of 8: the floors rounded down hold 7, and their
+// exact sum keeps the eighth for them too.
 TEST(SchedulerTest, FloorsThatReserveThePoolAreKept) {
   SchedulerHarness h(SchedulerOptions{}, 8);
-  TenantId a = AddBusy(h, "a", SlotLimit::Share(0.5));
-  TenantId b = AddBusy(h, "b", SlotLimit::Count(4));
+  TenantId a = AddBusy(h, "a", SlotLimit::Share(0.3));
+  TenantId b = AddBusy(h, "b", SlotLimit::Share(0.3));
+  TenantId c = AddBusy(h, "c", SlotLimit::Share(0.4));
   TenantId other = AddBusy(h, "other", SlotLimit(), 100);
-  auto range = RunningRange(h, {a, b, other}, 2000);
-  EXPECT_EQ(range[a], Range(4, 4));
-  EXPECT_EQ(range[b], Range(4, 4));
-  EXPECT_EQ(range[other], Range(0, 0));
+  auto held = RunFull(h, {a, b, c, other}, 2000);
+  EXPECT_EQ(held[other].range(), Range(0, 0));
+  EXPECT_EQ(held[a].most + held[b].most + held[c].most, 3u + 3u + 4u);
+  for (TenantId tenant : {a, b}) EXPECT_GE(held[tenant].fewest, 2u);
+  EXPECT_GE(held[c].fewest, 3u);
+}
+
+// The slot a floor rounds up to, once the budget is spent, is won in DRR:
+// D's 10% floor (0.8 of 8 slots) must not rank D behind F, which has none.
+// A's floor of 7 holds the budget; D and F take turns at the eighth slot.
+TEST(SchedulerTest, ARoundedUpSlotPastTheBudgetIsWonInDrr) {
+  SchedulerHarness h(SchedulerOptions{}, 8);
+  TenantId a = AddBusy(h, "a", SlotLimit::Count(7));
+  TenantId d = AddBusy(h, "d", SlotLimit::Share(0.1));
+  TenantId f = AddBusy(h, "f");
+  auto held = RunFull(h, {a, d, f}, 2000);
+  EXPECT_EQ(held[a].range(), Range(7, 7));
+  EXPECT_GT(held[d].leases, 0);
+  EXPECT_NEAR(held[d].leases, held[f].leases, 0.2 * held[f].leases);
 }
 
 TEST(SchedulerTest, ConfigChangeAppliesToQueuedBacklog) {

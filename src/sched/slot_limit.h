@@ -38,11 +38,11 @@ class SlotLimit {
   // Slots a cap allows at `capacity`: shares round down (a cap never exceeds
   // its share) but never below 1. kUnlimited when unset.
   uint32_t CapSlots(uint32_t capacity) const;
-  // Slots a floor guarantees at `capacity`: shares round up (a floor always
-  // covers its share). 0 when unset.
+  // Slots a floor reserves at `capacity`: shares round up, so that a floor
+  // covers its share where the floors fit (FloorBudget). 0 when unset.
   uint32_t FloorSlots(uint32_t capacity) const;
-  // The same rounded down: the slots a floor guarantees even when the
-  // floors' rounding up passes the pool (FloorBudget).
+  // The same rounded down: the slots a floor keeps even when the floors'
+  // rounding up passes the pool.
   uint32_t WholeFloorSlots(uint32_t capacity) const;
   // The limit at `capacity` before rounding; 0 when unset.
   double ExactSlots(uint32_t capacity) const;
