@@ -47,6 +47,18 @@ TEST(FloorBudgetTest, FloorsThatFillThePoolExactlyAreKeptWhole) {
   EXPECT_EQ(budget.demand(), 100);
 }
 
+// Each floor is rounded to the nearest millionth of a slot on its own:
+// six of 1/6 of 8 slots (1.333333 each) must still fill the pool.
+TEST(FloorBudgetTest, RoundingToMillionthsLosesNoSlot) {
+  std::vector<FloorBudget::Part> sixths(6, Floor(8.0 / 6, 2));
+  sixths.push_back(Floorless());
+  EXPECT_EQ(Budget(8, sixths).Reserved(), 8u);
+  std::vector<FloorBudget::Part> sevenths(7, Floor(8.0 / 7, 2));
+  sevenths.push_back(Floorless());
+  EXPECT_EQ(Budget(8, sevenths).Reserved(), 8u);
+  EXPECT_EQ(Budget(1, {Floor(0.9999, 1), Floorless()}).Reserved(), 0u);
+}
+
 TEST(FloorBudgetTest, OvercommittedFloorsHoldThePool) {
   FloorBudget budget = Budget(3, {Floor(4, 4)});  // a count floor of 4 on 3
   EXPECT_EQ(budget.Reserved(), 3u);

@@ -15,17 +15,18 @@ namespace {
 // stall on every lease.
 FloorBudget::Part FloorPartOf(const PoolTenant& state, uint32_t capacity) {
   FloorBudget::Part part;
-  if (state.floor_slots == 0) {
-    // One held at its cap could not take a slot the floors left.
-    part.floorless_waiting = state.counted_waiting && !state.AtCap();
-    return part;
-  }
+  // One held at its cap could not take a slot the floors left; one below
+  // its floor rounded down is served ahead of DRR.
+  part.waits_in_drr =
+      state.counted_waiting && !state.AtCap() && !state.BelowWholeFloor();
+  if (state.floor_slots == 0) return part;
   part.has_floor = true;
   part.held = std::min(state.running, state.floor_slots);
   if (state.counted_active) {
     part.slots = state.floor_slots;
-    double demand = std::min(state.settings.floor.ExactSlots(capacity),
-                             static_cast<double>(state.cap_slots));
+    double demand = std::min({state.settings.floor.ExactSlots(capacity),
+                              static_cast<double>(state.cap_slots),
+                              FloorBudget::kMaxSlots});
     part.demand_micros = std::llround(demand * FloorBudget::kMicros);
   }
   return part;

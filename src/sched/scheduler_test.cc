@@ -487,7 +487,7 @@ TEST(SchedulerTest, FloorIsServedFirst) {
   EXPECT_EQ(h.Stats(big).running, 4u);
 }
 
-// What each tenant got while a pool of 8 slots was held full for `steps`
+// What each tenant got while a pool of `slots` was held full for `steps`
 // steps: each step a running job picked at random (fixed seed) ends after
 // its charged cost and the next is leased.
 struct Held {
@@ -498,10 +498,10 @@ struct Held {
 };
 std::map<TenantId, Held> RunFull(SchedulerHarness& h,
                                  const std::vector<TenantId>& tenants,
-                                 int steps) {
+                                 int steps, int slots = 8) {
   std::map<TenantId, Held> held;
   std::vector<Dispatch> running;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < slots; ++i) {
     std::optional<Dispatch> d = h.Lease();
     if (!d) {
       ADD_FAILURE() << "the pool did not fill";
@@ -594,6 +594,22 @@ TEST(SchedulerTest, ARoundedUpSlotPastTheBudgetIsWonInDrr) {
   EXPECT_EQ(held[a].range(), Range(7, 7));
   EXPECT_GT(held[d].leases, 0);
   EXPECT_NEAR(held[d].leases, held[f].leases, 0.2 * held[f].leases);
+}
+
+// A small floor must not leave its tenant worse off than none: E's 5% of
+// 4 slots (0.2, rounding up to 1) waits on DRR like a tenant without a
+// floor once A, B and C hold their 1.2 rounded down, and wins the fourth
+// slot there. Counted as a floor tenant only, it got that slot in turn
+// with them, a quarter of the time.
+TEST(SchedulerTest, ASmallFloorDoesNotCostItsTenantTheDrrSlot) {
+  SchedulerHarness h(SchedulerOptions{}, 4);
+  TenantId a = AddBusy(h, "a", SlotLimit::Share(0.3));
+  TenantId b = AddBusy(h, "b", SlotLimit::Share(0.3));
+  TenantId c = AddBusy(h, "c", SlotLimit::Share(0.3));
+  TenantId e = AddBusy(h, "e", SlotLimit::Share(0.05));
+  auto held = RunFull(h, {a, b, c, e}, 2000, 4);
+  for (TenantId tenant : {a, b, c}) EXPECT_GE(held[tenant].fewest, 1u);
+  EXPECT_GE(held[e].leases, 0.2 * 2000);  // about 1 slot of 4
 }
 
 TEST(SchedulerTest, ConfigChangeAppliesToQueuedBacklog) {
