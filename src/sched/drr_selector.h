@@ -7,8 +7,9 @@
 //                       anyone else, in turn;
 //   under its cap    -> its organisation's share ring (DRR); and, below the
 //                       slot its floor rounds up to, the round-up ring too,
-//                       served next while the pool's FloorBudget is open
-//                       (otherwise that slot is won in DRR like any other);
+//                       served next while the pool's FloorBudget is open,
+//                       to whoever had one least recently (otherwise that
+//                       slot is won in DRR like any other);
 //   at a work-conserving cap -> its organisation's borrow ring, served only
 //                       when no share ring has anyone (nobody else waits);
 //   at a hard cap    -> held, in no ring, until one of its jobs ends.
@@ -61,6 +62,7 @@ class DrrSelector : public Selector {
     double deficit = 0;
     RingLinks links;  // in the whole-floor ring or one share/borrow ring
     RingLinks round_up_links;  // in the round-up ring
+    uint64_t rounded_up_at = 0;  // the round-up pick it last won; 0: none
     Standing standing = Standing::kIdle;
     OrgId org = 0;    // the organisation it joined under while not idle
     // Debt brought from an organisation it left; charged to the next one it
@@ -99,6 +101,7 @@ class DrrSelector : public Selector {
 
   Standing Classify(TenantId tenant) const;
   std::optional<TenantId> PickAt(Level level);
+  TenantId PickRoundUp();
   static std::optional<Level> LevelOf(Standing standing);
   void Link(TenantId tenant);
   void Unlink(TenantId tenant);
@@ -118,6 +121,7 @@ class DrrSelector : public Selector {
   std::vector<OrgNode> org_nodes_;
   DeficitRing whole_floor_ring_;
   DeficitRing round_up_ring_;
+  uint64_t round_up_picks_ = 0;
   std::array<DeficitRing, 2> org_rings_;
 };
 

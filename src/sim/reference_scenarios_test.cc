@@ -132,5 +132,17 @@ TEST(ReferenceScenariosTest, SplitAccountsShareByOrganisation) {
   EXPECT_LE(y, 0.55);
 }
 
+// Floors of 3 x 30% round up past 8 workers. D, without a floor, still gets
+// the eighth worker; the floored tenants share the seventh in turn, though
+// every job ends at the same moment.
+TEST(ReferenceScenariosTest, FloorsThatRoundPastThePoolStarveNobody) {
+  ReferenceScenario floors("floors.yaml");
+  EXPECT_NEAR(floors.Tenant(Policy::kDrr, "D").share, 1.0 / 8, 0.01);
+  for (const char* name : {"A", "B", "C"}) {
+    SCOPED_TRACE(name);
+    EXPECT_NEAR(floors.Tenant(Policy::kDrr, name).share, 7.0 / 24, 0.01);
+  }
+}
+
 }  // namespace
 }  // namespace fairq::sim
