@@ -12,11 +12,13 @@
 #include <utility>
 #include <vector>
 
+#include "base/names.h"
 #include "client/sdk/backoff.h"
 #include "client/sdk/duration_limit.h"
 #include "client/sdk/grpc_util.h"
 #include "client/sdk/heartbeater.h"
 #include "client/sdk/reporter.h"
+#include "client/sdk/utf8.h"
 #include "client/sdk/worker_internal.h"
 #include "fairq/v1/fairq.grpc.pb.h"
 
@@ -43,6 +45,9 @@ Status Invalid(const std::string& field, const std::string& rule) {
 
 Status Validate(const WorkerOptions& o) {
   if (o.worker_id.size() > 128) return Invalid("worker_id", "at most 128 chars");
+  if (!internal::IsValidUtf8(o.worker_id)) {
+    return Invalid("worker_id", "not valid UTF-8");
+  }
   if (o.slots < 1 || o.slots > kMaxSlots) {
     return Invalid("slots", "must be between 1 and 10000");
   }
@@ -54,6 +59,9 @@ Status Validate(const WorkerOptions& o) {
   // fails here instead.
   if (o.pools.size() > kMaxPools) return Invalid("pools", "at most 64");
   for (size_t i = 0; i < o.pools.size(); ++i) {
+    if (std::optional<std::string> problem = NameProblem(o.pools[i])) {
+      return Invalid("pools[" + std::to_string(i) + "]", *problem);
+    }
     for (size_t j = 0; j < i; ++j) {
       if (o.pools[i] == o.pools[j]) {
         return Invalid("pools[" + std::to_string(i) + "]",
@@ -324,6 +332,8 @@ size_t WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
     // Stop() began while the reply was on its way. (No room cannot happen,
     // as max_jobs was at most room_; it is handled the same way.)
     if (stopping_ || room_ == 0) {
+      // Beaten until the give-back is acknowledged, as every job held is.
+      heartbeater_->Add(job);
       GiveBack(job, stopping_ ? "worker stopping: job not started"
                               : "worker: no free slot for the job");
       continue;
@@ -372,6 +382,7 @@ void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
 
 void WorkerImpl::RunHandler(const std::shared_ptr<RunningJob>& job) {
   Clock::time_point start = Clock::now();
+  job->started.store(start.time_since_epoch().count());
   Outcome outcome = CallHandler(job->context);
   std::chrono::nanoseconds runtime = Clock::now() - start;
   if (!job->Settle()) return;  // lost, or given back at the stop deadline
@@ -393,12 +404,18 @@ Outcome WorkerImpl::CallHandler(JobContext& context) {
   }
 }
 
+// A job whose handler ran reports the time it has run: it held the slot
+// that long (and its handler may run on), so the tenant is charged for it.
 void WorkerImpl::GiveBack(const std::shared_ptr<RunningJob>& job,
                           const std::string& why) {
   if (!job->Settle()) return;
   ++counters_.given_back;
   job->context.Cancel();
-  reporter_->Report(job, Reporter::Kind::kGiveBack, why, {});
+  std::chrono::nanoseconds runtime{0};
+  if (Clock::rep started = job->started.load(); started != 0) {
+    runtime = Clock::now() - Clock::time_point(Clock::duration(started));
+  }
+  reporter_->Report(job, Reporter::Kind::kGiveBack, why, runtime);
 }
 
 void WorkerImpl::BeginStop() {

@@ -116,6 +116,22 @@ class WorkerTest : public ::testing::Test {
   }
 
   // NOT_FOUND (the job succeeded and was removed) reads as SUCCEEDED.
+  // The tenant's worker-seconds as fairqd charged them.
+  double WorkerSeconds(const std::string& tenant) {
+    v1::GetQueueStatsRequest request;
+    request.set_tenant(tenant);
+    v1::GetQueueStatsResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(testing::Deadline());
+    EXPECT_TRUE(
+        daemon_.Admin()->GetQueueStats(&context, request, &response).ok());
+    double total = 0;
+    for (const v1::TenantStats& stats : response.tenants()) {
+      total += stats.worker_seconds();
+    }
+    return total;
+  }
+
   v1::Job Lookup(uint64_t id) {
     v1::GetJobRequest request;
     request.set_job_id(id);
@@ -442,7 +458,8 @@ TEST_F(PrefetchStopTest, StopStillRunsThePrefetchedJob) {
 }
 
 // At stop_timeout, a prefetched job that never got a slot is given back
-// unstarted, alongside the handler that overran.
+// unstarted, alongside the handler that overran. The overrun is charged the
+// time it ran (it held the slot), not 0 as before.
 TEST_F(PrefetchStopTest, StopGivesBackAPrefetchedJobLeftAtTheDeadline) {
   std::atomic<int> runs{0};
   ASSERT_NO_FATAL_FAILURE(
@@ -460,6 +477,7 @@ TEST_F(PrefetchStopTest, StopGivesBackAPrefetchedJobLeftAtTheDeadline) {
       << unstarted.last_error();
   EXPECT_EQ(Lookup(first_).state(), v1::JOB_STATE_SCHEDULED);
   EXPECT_EQ(worker_->stats().given_back, 2u);
+  EXPECT_GE(WorkerSeconds("t"), 0.2);
 }
 
 // A prefetched job whose lease lapses while it waits is never started: its
@@ -536,18 +554,21 @@ TEST_F(WorkerTest, RunReturnsAfterStop) {
 }
 
 // on_error runs on the worker's own threads (here the lease thread, as the
-// broker refuses every Lease): Stop() from there begins the stop and Run()
-// finishes it. It used to join its own thread, and the process aborted.
-TEST_F(WorkerTest, OnErrorCanStopTheWorker) {
+// broker refuses every Lease: its pool does not exist, and this fairqd
+// creates none): Stop() from there begins the stop and Run() finishes it.
+// It used to join its own thread, and the process aborted.
+TEST(WorkerStopTest, OnErrorCanStopTheWorker) {
+  testing::FairqdProcess daemon("auto_create_pools: false\n");
+  ASSERT_TRUE(daemon.Start()) << daemon.error();
   WorkerOptions options;
-  options.pools = {"not a pool name"};
+  options.pools = {"nowhere"};
   Worker* self = nullptr;
   std::atomic<int> refusals{0};
   options.on_error = [&](const Status& error) {
     if (error.code() == Code::kInvalidArgument) ++refusals;
     self->Stop();
   };
-  auto worker = Worker::Create(daemon_.Channel(), options);
+  auto worker = Worker::Create(daemon.Channel(), options);
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   self = worker->get();
   auto run = std::async(std::launch::async, [&] {
@@ -986,6 +1007,27 @@ TEST(WorkerOptionsTest, OutOfRangeOptionsAreRefused) {
     options.pools[i] = "p" + std::to_string(i);
   }
   EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
+}
+
+// A pool name or worker id the broker refuses on every Lease fails Create:
+// the worker used to start and call on_error at the backoff's pace for good.
+TEST(WorkerOptionsTest, NamesTheBrokerWouldRefuseAreRefused) {
+  WorkerOptions options;
+  options.pools = {"gpu", "gpu pool"};
+  auto spaced = Worker::Create("127.0.0.1:1", options);
+  ASSERT_FALSE(spaced.ok());
+  EXPECT_EQ(spaced.status().message(),
+            "WorkerOptions.pools[1]: character ' ' at position 4 is not "
+            "allowed (use A-Z, a-z, 0-9, '.', '_', '-')");
+  options.pools = {""};
+  EXPECT_EQ(Worker::Create("127.0.0.1:1", options).status().message(),
+            "WorkerOptions.pools[0]: must not be empty");
+  options.pools = {std::string(129, 'p')};
+  EXPECT_FALSE(Worker::Create("127.0.0.1:1", options).ok());
+  options.pools = {"gpu"};
+  options.worker_id = "w\xff";
+  EXPECT_EQ(Worker::Create("127.0.0.1:1", options).status().message(),
+            "WorkerOptions.worker_id: not valid UTF-8");
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ Status CheckDuration(const Duration& d, int64_t min_ms, int64_t max_ms,
 // enqueued job passes here.
 Status CheckName(std::string_view value, std::string_view prefix,
                  std::string_view name) {
-  std::optional<std::string> problem = config::NameProblem(value);
+  std::optional<std::string> problem = NameProblem(value);
   return problem ? Invalid(prefix, name, *problem) : Status::Ok();
 }
 
@@ -266,7 +266,7 @@ Status ValidateLeaseRequest(const v1::LeaseRequest& request) {
                            std::to_string(request.pools_size()));
   }
   for (int i = 0; i < request.pools_size(); ++i) {
-    if (auto problem = config::NameProblem(request.pools(i))) {
+    if (auto problem = NameProblem(request.pools(i))) {
       return InvalidArgument("pools[" + std::to_string(i) + "]: " + *problem);
     }
     // A pool named twice would count the worker's slots twice in it.

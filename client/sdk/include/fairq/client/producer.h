@@ -80,8 +80,10 @@ class Producer {
   static StatusOr<std::unique_ptr<Producer>> Create(
       std::shared_ptr<grpc::Channel> channel, ProducerOptions options = {});
 
-  // Flushes: sends every buffered job and waits for the replies (including
-  // retries, so this is bounded by the retry budget), then stops the sender.
+  // Flushes: sends every buffered job and waits for the replies, then stops
+  // the sender. Batches go one after another, each with the whole retry
+  // budget: with the broker down, up to (buffered jobs / max_batch) x
+  // rpc_timeout (client/sdk/README.md, "Destruction").
   virtual ~Producer() = default;
 
   // One Enqueue call, retried on UNAVAILABLE. A spec whose tenant, pool,
