@@ -122,7 +122,8 @@ void DrrSelector::Unlink(TenantId tenant) {
 
 // Floors rounded down go first. The slots floors round up to go next,
 // unless the floors already hold all their budget lets them while a tenant
-// without a floor waits; then those tenants compete in DRR like the rest.
+// waits on DRR (FloorBudget); then those tenants compete in DRR like the
+// rest.
 std::optional<TenantId> DrrSelector::Pick() {
   TenantAccess tenant_access{*this};
   if (!whole_floor_ring_.empty()) {
