@@ -37,6 +37,9 @@ Status Validate(const ProducerOptions& o) {
   if (o.rpc_timeout.count() <= 0 || !internal::WithinADay(o.rpc_timeout)) {
     return Invalid("rpc_timeout", "must be above 0 and at most 24 h");
   }
+  if (!internal::WithinADay(o.close_timeout)) {
+    return Invalid("close_timeout", "must be between 0 and 24 h");
+  }
   return internal::ValidateRetry(o.retry, "ProducerOptions.retry.");
 }
 
@@ -84,6 +87,8 @@ class ProducerImpl final : public Producer {
   std::vector<PendingJob> TakeBatch();
   void SendBatch(std::vector<PendingJob>& batch);
   Status WithRetry(const std::function<Status()>& attempt);
+  // The deadline of an attempt begun now: rpc_timeout, cut at close_by_.
+  std::chrono::system_clock::time_point AttemptDeadline() const;
 
   const ProducerOptions options_;
   const std::shared_ptr<grpc::Channel> channel_;
@@ -99,7 +104,8 @@ class ProducerImpl final : public Producer {
   uint64_t acked_through_ = 0;  // every job up to here has its result
   uint64_t flush_through_ = 0;  // jobs up to here go without lingering
   bool closing_ = false;
-
+  // Set once, by the destructor: no call is begun or retried past it.
+  std::atomic<Clock::time_point> close_by_{Clock::time_point::max()};
   std::thread sender_;  // last: it starts once the members above exist
 };
 
@@ -107,6 +113,7 @@ ProducerImpl::~ProducerImpl() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     closing_ = true;
+    close_by_ = Clock::now() + options_.close_timeout;
   }
   work_.notify_one();
   sender_.join();
@@ -253,8 +260,13 @@ void ProducerImpl::SendBatch(std::vector<PendingJob>& batch) {
   for (PendingJob& job : batch) *request.add_jobs() = std::move(job.spec);
   v1::EnqueueBatchResponse response;
   Status status = WithRetry([&] {
+    if (Clock::now() >= close_by_.load()) {
+      return Status(Code::kDeadlineExceeded,
+                    "producer closed: close_timeout passed before the job "
+                    "was sent");
+    }
     grpc::ClientContext context;
-    context.set_deadline(internal::DeadlineIn(options_.rpc_timeout));
+    context.set_deadline(AttemptDeadline());
     response.Clear();
     return internal::FromGrpc(
         stub_->EnqueueBatch(&context, request, &response), context);
@@ -280,13 +292,20 @@ Status ProducerImpl::WithRetry(const std::function<Status()>& attempt) {
   return internal::CallWithRetry(
       options_.retry, attempt,
       [this](const Status& failure, int n, std::chrono::milliseconds delay) {
+        // A retry that would begin past close_timeout is not made.
+        if (Clock::now() + delay >= close_by_.load()) return false;
         ++retries_;
         if (options_.on_retry) options_.on_retry(failure, n, delay);
-        // Not interruptible: a closing producer still owes its buffered
-        // jobs an answer, so the destructor waits out the retry budget.
         internal::PauseReconnecting(*channel_, delay);
         return true;
       });
+}
+
+std::chrono::system_clock::time_point ProducerImpl::AttemptDeadline() const {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      close_by_.load() - Clock::now());
+  return internal::DeadlineIn(
+      std::clamp(left, std::chrono::milliseconds(0), options_.rpc_timeout));
 }
 
 }  // namespace

@@ -309,5 +309,44 @@ TEST(ProducerRetryBudgetTest, GivesUpAfterMaxAttempts) {
   EXPECT_EQ(retries, 2);
 }
 
+// Destruction sends what is buffered within close_timeout, not the whole
+// retry budget of every batch in turn: against a broker that stays down the
+// batch in flight stops retrying, and the batches not sent get
+// DEADLINE_EXCEEDED. With these options three batches took 3 x 1,000
+// attempts (about 100 s); close_timeout 0 fails what is buffered at once.
+TEST(ProducerRetryBudgetTest, DestructionEndsAtCloseTimeout) {
+  testing::TcpRelay relay;  // with no target: every call is UNAVAILABLE
+  ASSERT_TRUE(relay.ok());
+  ProducerOptions options;
+  options.max_batch = 1;
+  options.linger = milliseconds(0);
+  options.retry.max_attempts = 1000;
+  options.retry.initial_backoff = milliseconds(20);
+  options.retry.max_backoff = milliseconds(50);
+  options.close_timeout = milliseconds(0);
+  std::atomic<int> retries{0};
+  options.on_retry = [&](const Status&, int, milliseconds) { ++retries; };
+  auto producer = Producer::Create(relay.address(), options);
+  ASSERT_TRUE(producer.ok());
+  std::vector<Future> results;
+  for (int i = 0; i < 3; ++i) {
+    results.push_back((*producer)->EnqueueAsync(Job("t")));
+  }
+  producer->reset();
+  for (Future& result : results) {
+    ASSERT_EQ(result.wait_for(milliseconds(0)), std::future_status::ready);
+  }
+  // The first was sent, and refused, or the sender had not reached it yet.
+  Code first = results[0].get().status().code();
+  EXPECT_TRUE(first == Code::kUnavailable || first == Code::kDeadlineExceeded);
+  for (size_t i = 1; i < results.size(); ++i) {
+    Status unsent = results[i].get().status();
+    EXPECT_EQ(unsent.code(), Code::kDeadlineExceeded);
+    EXPECT_NE(unsent.message().find("close_timeout"), std::string::npos)
+        << unsent.message();
+  }
+  EXPECT_LT(retries.load(), 100);  // only the first batch's, before closing
+}
+
 }  // namespace
 }  // namespace fairq::client

@@ -45,6 +45,11 @@ struct ProducerOptions {
   size_t max_pending = 10'000;
   // Deadline of each attempt of each call.
   std::chrono::milliseconds rpc_timeout{10'000};
+  // How long destruction may take to send the buffered jobs. Past it no
+  // call is begun or retried: the jobs not sent get DEADLINE_EXCEEDED, and
+  // the call in flight ends by then. 30 s, the grace period a Kubernetes
+  // pod gets; at most 24 h.
+  std::chrono::milliseconds close_timeout{30'000};
   RetryOptions retry;
   // Called before each retry with the failure and the delay about to be
   // waited; `attempt` is the attempt that failed (1 = the first). On the
@@ -81,9 +86,8 @@ class Producer {
       std::shared_ptr<grpc::Channel> channel, ProducerOptions options = {});
 
   // Flushes: sends every buffered job and waits for the replies, then stops
-  // the sender. Batches go one after another, each with the whole retry
-  // budget: with the broker down, up to (buffered jobs / max_batch) x
-  // rpc_timeout (client/sdk/README.md, "Destruction").
+  // the sender; within close_timeout, after which the jobs left get
+  // DEADLINE_EXCEEDED (client/sdk/README.md, "Destruction").
   virtual ~Producer() = default;
 
   // One Enqueue call, retried on UNAVAILABLE. A spec whose tenant, pool,
