@@ -46,9 +46,10 @@ struct ProducerOptions {
   // Deadline of each attempt of each call.
   std::chrono::milliseconds rpc_timeout{10'000};
   // How long destruction may take to send the buffered jobs. Past it no
-  // call is begun or retried: the jobs not sent get DEADLINE_EXCEEDED, and
-  // the call in flight ends by then. 30 s, the grace period a Kubernetes
-  // pod gets; at most 24 h.
+  // call is begun or retried, and the jobs not sent get DEADLINE_EXCEEDED;
+  // a call begun during destruction has its deadline cut to it (one begun
+  // before keeps rpc_timeout, a wait between retries its backoff). 30 s,
+  // the grace period a Kubernetes pod gets; at most 24 h.
   std::chrono::milliseconds close_timeout{30'000};
   RetryOptions retry;
   // Called before each retry with the failure and the delay about to be
