@@ -612,6 +612,32 @@ TEST(SchedulerTest, ASmallFloorDoesNotCostItsTenantTheDrrSlot) {
   EXPECT_GE(held[e].leases, 0.2 * 2000);  // about 1 slot of 4
 }
 
+// A floor is charged to its organisation like any dispatch: A's floor of 4
+// (half of 8 slots) holds, although its organisation X weighs 1 to Y's 3,
+// and it is not on top of X's share: B, A's sibling, gets what is left of
+// X's two slots, none, while Y's C takes the other four.
+TEST(SchedulerTest, AFloorIsChargedToItsOrganisation) {
+  SchedulerHarness h(SchedulerOptions{}, 8);
+  ASSERT_TRUE(h.scheduler->SetOrg({"X", 1}).ok());
+  ASSERT_TRUE(h.scheduler->SetOrg({"Y", 3}).ok());
+  auto add = [&](const std::string& name, const std::string& org,
+                 SlotLimit floor) {
+    TenantConfig config = Config(name);
+    config.org = org;
+    config.floor = floor;
+    TenantId tenant = h.Add(config);
+    h.Queue(tenant, 5000);
+    return tenant;
+  };
+  TenantId a = add("a", "X", SlotLimit::Share(0.5));
+  TenantId b = add("b", "X", SlotLimit());
+  TenantId c = add("c", "Y", SlotLimit());
+  auto held = RunFull(h, {a, b, c}, 2000);
+  EXPECT_EQ(held[a].range(), Range(4, 4));
+  EXPECT_EQ(held[b].range(), Range(0, 0));
+  EXPECT_EQ(held[c].range(), Range(4, 4));
+}
+
 TEST(SchedulerTest, ConfigChangeAppliesToQueuedBacklog) {
   SchedulerHarness h;
   TenantId a = h.Add("a");
