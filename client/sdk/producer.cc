@@ -77,6 +77,7 @@ class ProducerImpl final : public Producer {
   void EnqueueAsync(const JobSpec& job, Callback done) override;
   void EnqueueAsync(const v1::JobSpec& job, Callback done) override;
   void Flush() override;
+  bool Flush(std::chrono::milliseconds timeout) override;
   ProducerStats stats() const override;
 
  private:
@@ -86,6 +87,8 @@ class ProducerImpl final : public Producer {
   // REQUIRES: mu_ held, pending_ not empty. The oldest jobs, within limits.
   std::vector<PendingJob> TakeBatch();
   void SendBatch(std::vector<PendingJob>& batch);
+  // Flush, waiting until `until` at most (max: no limit).
+  bool FlushUntil(Clock::time_point until);
   Status WithRetry(const std::function<Status()>& attempt);
   // The deadline of an attempt begun now: rpc_timeout, cut at close_by_.
   std::chrono::system_clock::time_point AttemptDeadline() const;
@@ -196,13 +199,27 @@ void ProducerImpl::EnqueueAsync(const v1::JobSpec& job, Callback done) {
   done(refused);
 }
 
-void ProducerImpl::Flush() {
+void ProducerImpl::Flush() { FlushUntil(Clock::time_point::max()); }
+
+bool ProducerImpl::Flush(std::chrono::milliseconds timeout) {
+  return FlushUntil(
+      Clock::now() +
+      std::clamp(timeout, std::chrono::milliseconds(0),
+                 std::chrono::milliseconds(std::chrono::hours(24))));
+}
+
+bool ProducerImpl::FlushUntil(Clock::time_point until) {
   std::unique_lock<std::mutex> lock(mu_);
   uint64_t target = next_seq_ - 1;
-  if (acked_through_ >= target) return;
+  if (acked_through_ >= target) return true;
   flush_through_ = std::max(flush_through_, target);
   work_.notify_one();
-  acked_.wait(lock, [&] { return acked_through_ >= target; });
+  auto answered = [&] { return acked_through_ >= target; };
+  if (until == Clock::time_point::max()) {
+    acked_.wait(lock, answered);
+    return true;
+  }
+  return acked_.wait_until(lock, until, answered);
 }
 
 ProducerStats ProducerImpl::stats() const {

@@ -150,7 +150,8 @@ TEST_F(ProducerTest, IdempotencyKeysPassThrough) {
   EXPECT_EQ(again->job_id, first->job_id);
 
   Future batched = producer->EnqueueAsync(Job("t", "key-1"));
-  producer->Flush();
+  EXPECT_TRUE(producer->Flush(std::chrono::seconds(30)));  // all answered
+  ASSERT_EQ(batched.wait_for(milliseconds(0)), std::future_status::ready);
   StatusOr<EnqueueResult> third = Get(batched);
   ASSERT_TRUE(third.ok()) << third.status().ToString();
   EXPECT_TRUE(third->duplicate);
@@ -346,6 +347,27 @@ TEST(ProducerRetryBudgetTest, DestructionEndsAtCloseTimeout) {
         << unsent.message();
   }
   EXPECT_LT(retries.load(), 100);  // only the first batch's, before closing
+}
+
+// Flush(timeout) returns false when the jobs have no result by then, and
+// leaves them to be sent (here, until close_timeout gives up on them).
+TEST(ProducerRetryBudgetTest, FlushWithATimeoutSaysWhetherAllWereAnswered) {
+  testing::TcpRelay relay;  // with no target: every call is UNAVAILABLE
+  ASSERT_TRUE(relay.ok());
+  ProducerOptions options;
+  options.linger = std::chrono::seconds(30);  // only Flush sends
+  options.retry.max_attempts = 1000;
+  options.retry.initial_backoff = milliseconds(20);
+  options.retry.max_backoff = milliseconds(50);
+  options.close_timeout = milliseconds(0);
+  auto producer = Producer::Create(relay.address(), options);
+  ASSERT_TRUE(producer.ok());
+  EXPECT_TRUE((*producer)->Flush(milliseconds(0)));  // nothing buffered
+  Future result = (*producer)->EnqueueAsync(Job("t"));
+  EXPECT_FALSE((*producer)->Flush(milliseconds(50)));
+  EXPECT_NE(result.wait_for(milliseconds(0)), std::future_status::ready);
+  producer->reset();
+  EXPECT_NE(result.get().status().code(), Code::kOk);
 }
 
 }  // namespace

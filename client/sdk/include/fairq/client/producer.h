@@ -114,6 +114,10 @@ class Producer {
   // Sends the jobs buffered before this call without waiting for `linger`
   // and returns when all of them have their results.
   virtual void Flush() = 0;
+  // The same, waiting at most `timeout` (as librdkafka's flush): false if
+  // some of those jobs had no result by then. They are still sent, and
+  // their results still come.
+  virtual bool Flush(std::chrono::milliseconds timeout) = 0;
 
   virtual ProducerStats stats() const = 0;
 };
