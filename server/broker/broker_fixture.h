@@ -229,6 +229,15 @@ class BrokerFixture : public ::testing::Test {
     return done;
   }
 
+  // A GetJob for `id`, read into `job`: its answer, or nullopt if none came.
+  std::optional<Status> GetJob(uint64_t id, v1::Job* job) {
+    job->set_id(id);
+    std::optional<Status> done;
+    Command command = GetJobCommand{job, [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    return done;
+  }
+
   v1::TenantStats Stats(const std::string& tenant) {
     v1::GetQueueStatsRequest request;
     request.set_tenant(tenant);

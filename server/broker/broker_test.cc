@@ -299,9 +299,7 @@ TEST_F(BrokerTest, RetryBackoffDoublesUpToItsCapWithJitter) {
     ASSERT_EQ(lease->response.jobs_size(), 1) << "after " << base;
     ASSERT_EQ(FailCode(id, lease->response.jobs(0).lease_token()), 0);
     v1::Job job;
-    job.set_id(id);
-    Command get = GetJobCommand{&job, [](const Status&) {}};
-    Turn1(&get);
+    GetJob(id, &job);
     ASSERT_EQ(job.state(), v1::JOB_STATE_SCHEDULED);
     int64_t wait = TimeUtil::TimestampToMilliseconds(job.ready_at()) - now_;
     EXPECT_GE(wait, base * 8 / 10) << "base " << base;
@@ -369,10 +367,7 @@ TEST_F(BrokerTest, GetJobOfAJobJustDeadSaysDead) {
                      /*retryable=*/false),
             0);
   v1::Job job;
-  job.set_id(id);
-  std::optional<Status> done;
-  Command get = GetJobCommand{&job, [&](const Status& s) { done = s; }};
-  Turn1(&get);
+  std::optional<Status> done = GetJob(id, &job);
   ASSERT_TRUE(done.has_value());
   EXPECT_TRUE(done->ok()) << done->ToString();
   EXPECT_EQ(job.state(), v1::JOB_STATE_DEAD);
@@ -382,10 +377,7 @@ TEST_F(BrokerTest, GetJobOfAJobJustDeadSaysDead) {
   ASSERT_EQ(second->response.jobs_size(), 1);
   EXPECT_EQ(CompleteCode(other, second->response.jobs(0).lease_token()), 0);
   v1::Job finished;
-  finished.set_id(other);
-  done.reset();
-  get = GetJobCommand{&finished, [&](const Status& s) { done = s; }};
-  Turn1(&get);
+  done = GetJob(other, &finished);
   ASSERT_TRUE(done.has_value());
   EXPECT_EQ(done->code(), StatusCode::kNotFound);
 }

@@ -13,7 +13,7 @@ namespace {
 // What the tenant adds to its pool's FloorBudget. Here, not in Pool, so that
 // it is inlined: returned through memory, the part cost a store-forwarding
 // stall on every lease.
-FloorBudget::Part FloorPartOf(const PoolTenant& state, uint32_t capacity) {
+FloorBudget::Part FloorPartOf(const PoolTenant& state) {
   FloorBudget::Part part;
   // One held at its cap could not take a slot the floors left; one below
   // its floor rounded down is served ahead of DRR.
@@ -24,10 +24,7 @@ FloorBudget::Part FloorPartOf(const PoolTenant& state, uint32_t capacity) {
   part.held = std::min(state.running, state.floor_slots);
   if (state.counted_active) {
     part.slots = state.floor_slots;
-    double demand = std::min({state.settings.floor.ExactSlots(capacity),
-                              static_cast<double>(state.cap_slots),
-                              FloorBudget::kMaxSlots});
-    part.demand_micros = std::llround(demand * FloorBudget::kMicros);
+    part.demand_micros = state.floor_demand_micros;
   }
   return part;
 }
@@ -89,6 +86,10 @@ void Pool::ApplySlots(PoolTenant& state) {
       std::min(state.settings.floor.FloorSlots(capacity_), state.cap_slots);
   state.whole_floor_slots = std::min(
       state.settings.floor.WholeFloorSlots(capacity_), state.cap_slots);
+  double demand =
+      std::min({state.settings.floor.ExactSlots(capacity_),
+                static_cast<double>(state.cap_slots), FloorBudget::kMaxSlots});
+  state.floor_demand_micros = std::llround(demand * FloorBudget::kMicros);
 }
 
 void Pool::SetCapacity(uint32_t slots) {
@@ -203,7 +204,7 @@ void Pool::Count(PoolTenant& state, int sign) {
   }
   if (state.counted_waiting) waiting_tenants_ += static_cast<uint32_t>(sign);
   if (sign > 0) {
-    FloorBudget::Part part = FloorPartOf(state, capacity_);
+    FloorBudget::Part part = FloorPartOf(state);
     floors_.Add(part);  // from registers: read back, it stalled every lease
     state.counted_floor = part;
   } else {

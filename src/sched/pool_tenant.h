@@ -34,6 +34,8 @@ struct PoolTenant {
   uint32_t cap_slots = SlotLimit::kUnlimited;  // at the pool's capacity
   uint32_t floor_slots = 0;                    // at the pool's capacity
   uint32_t whole_floor_slots = 0;  // floor_slots without the rounding up
+  // The floor unrounded, as FloorBudget counts it (millionths of a slot).
+  int64_t floor_demand_micros = 0;
   // What the pool's share totals currently count of this tenant. Kept beside
   // the fields above, which every lease reads with them.
   bool counted_active = false;   // has work or runs jobs

@@ -217,6 +217,19 @@ TEST(SchedulerTest, MeasuredRuntimeReplacesUnderDeclaredCost) {
   EXPECT_NEAR(ShareOf(used, liar), 0.5, 0.03);
 }
 
+// Leases the next job, expects it charged `cost`, and completes it after
+// `runtime`: one step of a test of what the scheduler learns.
+void LeaseChargedThenComplete(SchedulerHarness& h, double cost,
+                              double runtime) {
+  std::optional<Dispatch> d = h.Lease();
+  if (!d) {
+    ADD_FAILURE() << "nothing to lease";
+    return;
+  }
+  EXPECT_DOUBLE_EQ(d->charged_cost, cost);
+  ASSERT_TRUE(h.scheduler->Complete(d->job, runtime).ok());
+}
+
 // A tenant whose declarations are ten times what its jobs take is charged
 // at the measured scale once a job has succeeded; a job declared twice as
 // long is still charged twice as much. Failures teach the scale nothing.
@@ -230,12 +243,8 @@ TEST(SchedulerTest, DeclaredCostsAreChargedAtTheirMeasuredScale) {
   std::optional<Dispatch> first = h.Lease();
   EXPECT_DOUBLE_EQ(first->charged_cost, 10.0);  // nothing measured yet
   ASSERT_TRUE(h.scheduler->Fail(first->job, 50.0).ok());
-  std::optional<Dispatch> second = h.Lease();
-  EXPECT_DOUBLE_EQ(second->charged_cost, 10.0);
-  ASSERT_TRUE(h.scheduler->Complete(second->job, 1.0).ok());
-  std::optional<Dispatch> third = h.Lease();
-  EXPECT_DOUBLE_EQ(third->charged_cost, 1.0);
-  ASSERT_TRUE(h.scheduler->Complete(third->job, 1.0).ok());
+  LeaseChargedThenComplete(h, 10.0, 1.0);
+  LeaseChargedThenComplete(h, 1.0, 1.0);
   EXPECT_DOUBLE_EQ(h.Lease()->charged_cost, 2.0);  // declared 20
 }
 
@@ -246,12 +255,8 @@ TEST(SchedulerTest, MissingEstimateUsesDefaultThenLearnedCost) {
   SchedulerHarness h(options);
   TenantId a = h.Add("a");
   h.Queue(a, 3, std::nullopt);
-  std::optional<Dispatch> first = h.Lease();
-  EXPECT_DOUBLE_EQ(first->charged_cost, 2.0);
-  ASSERT_TRUE(h.scheduler->Complete(first->job, 4.0).ok());
-  std::optional<Dispatch> second = h.Lease();
-  EXPECT_DOUBLE_EQ(second->charged_cost, 4.0);
-  ASSERT_TRUE(h.scheduler->Complete(second->job, 8.0).ok());
+  LeaseChargedThenComplete(h, 2.0, 4.0);
+  LeaseChargedThenComplete(h, 4.0, 8.0);
   EXPECT_DOUBLE_EQ(h.Lease()->charged_cost, 6.0);  // 4 + 0.5 * (8 - 4)
 }
 
@@ -303,13 +308,20 @@ TEST(SchedulerTest, DuplicateQueuedIdCannotLeakASlot) {
   EXPECT_EQ(h.Stats(a).running, 0u);
 }
 
+// Queues `count` jobs of the tenant declared at 0.1 s, and runs one of them
+// for 100 s: a big debt.
+void RunUpDebt(SchedulerHarness& h, TenantId tenant, int count) {
+  h.Queue(tenant, count, 0.1);
+  std::optional<Dispatch> d = h.Lease();
+  ASSERT_TRUE(d);
+  ASSERT_TRUE(h.scheduler->Complete(d->job, 100).ok());
+}
+
 TEST(SchedulerTest, ChangingOrganisationKeepsDebt) {
   SchedulerHarness h;
   TenantId a = h.Add("a");
   TenantId b = h.Add("b");
-  h.Queue(a, 100, 0.1);  // declares 0.1 s, runs 100 s: a big debt
-  std::optional<Dispatch> d = h.Lease();
-  ASSERT_TRUE(h.scheduler->Complete(d->job, 100).ok());
+  ASSERT_NO_FATAL_FAILURE(RunUpDebt(h, a, 100));
   TenantConfig moved = Config("a");
   moved.org = "X";
   ASSERT_TRUE(h.scheduler->UpdateTenant(a, moved).ok());
@@ -325,9 +337,7 @@ TEST(SchedulerTest, ChangingOrganisationWhileIdleKeepsDebt) {
   SchedulerHarness h;
   TenantId a = h.Add("a");
   TenantId b = h.Add("b");
-  h.Queue(a, 1, 0.1);  // declares 0.1 s, runs 100 s: a big debt
-  std::optional<Dispatch> d = h.Lease();
-  ASSERT_TRUE(h.scheduler->Complete(d->job, 100).ok());  // a is idle now
+  ASSERT_NO_FATAL_FAILURE(RunUpDebt(h, a, 1));  // a is idle now
   TenantConfig moved = Config("a");
   moved.org = "X";
   ASSERT_TRUE(h.scheduler->UpdateTenant(a, moved).ok());
@@ -532,9 +542,11 @@ std::map<TenantId, Held> RunFull(SchedulerHarness& h,
 using Range = std::pair<uint32_t, uint32_t>;
 
 TenantId AddBusy(SchedulerHarness& h, const std::string& name,
-                 SlotLimit floor = {}, double weight = 1) {
+                 SlotLimit floor = {}, double weight = 1,
+                 const std::string& org = "") {
   TenantConfig config = Config(name, weight);
   config.floor = floor;
+  config.org = org;
   TenantId tenant = h.Add(config);
   h.Queue(tenant, 5000);
   return tenant;
@@ -620,18 +632,9 @@ TEST(SchedulerTest, AFloorIsChargedToItsOrganisation) {
   SchedulerHarness h(SchedulerOptions{}, 8);
   ASSERT_TRUE(h.scheduler->SetOrg({"X", 1}).ok());
   ASSERT_TRUE(h.scheduler->SetOrg({"Y", 3}).ok());
-  auto add = [&](const std::string& name, const std::string& org,
-                 SlotLimit floor) {
-    TenantConfig config = Config(name);
-    config.org = org;
-    config.floor = floor;
-    TenantId tenant = h.Add(config);
-    h.Queue(tenant, 5000);
-    return tenant;
-  };
-  TenantId a = add("a", "X", SlotLimit::Share(0.5));
-  TenantId b = add("b", "X", SlotLimit());
-  TenantId c = add("c", "Y", SlotLimit());
+  TenantId a = AddBusy(h, "a", SlotLimit::Share(0.5), 1, "X");
+  TenantId b = AddBusy(h, "b", SlotLimit(), 1, "X");
+  TenantId c = AddBusy(h, "c", SlotLimit(), 1, "Y");
   auto held = RunFull(h, {a, b, c}, 2000);
   EXPECT_EQ(held[a].range(), Range(4, 4));
   EXPECT_EQ(held[b].range(), Range(0, 0));

@@ -78,15 +78,7 @@ uint32_t SlotLimit::CapSlots(uint32_t capacity) const {
 }
 
 uint32_t SlotLimit::FloorSlots(uint32_t capacity) const {
-  switch (kind_) {
-    case kNone:
-      return 0;
-    case kCount:
-      return static_cast<uint32_t>(value_);
-    case kShare:
-      return static_cast<uint32_t>(std::ceil(value_ * capacity - kSlack));
-  }
-  return 0;
+  return static_cast<uint32_t>(std::ceil(ExactSlots(capacity) - kSlack));
 }
 
 uint32_t SlotLimit::WholeFloorSlots(uint32_t capacity) const {

@@ -80,20 +80,19 @@ class LifecycleTest : public DaemonClientTest {
 
   // Waits until `count` workers are live in the default pool, as /metrics
   // shows them: a Lease call counts from its arrival, so a call that is
-  // waiting is then known to wait. Bounded: 500 scrapes, 10 ms apart.
+  // waiting is then known to wait.
   bool WaitForDefaultPoolWorkers(int count) {
     const std::string line =
         "\nfairq_workers{pool=\"default\"} " + std::to_string(count) + "\n";
-    for (int scrape = 0; scrape < 500; ++scrape) {
-      std::string body, error;
-      if (!HttpGet(daemon_.metrics_port(), "/metrics", &body, &error)) {
-        ADD_FAILURE() << error;
-        return false;
-      }
-      if (body.find(line) != std::string::npos) return true;
-      if (!LetTimePass(*worker_, 10).ok()) return false;
-    }
-    return false;
+    std::string error;
+    bool scraped = true;
+    bool seen = Eventually([&] {
+      std::string body;
+      scraped = HttpGet(daemon_.metrics_port(), "/metrics", &body, &error);
+      return !scraped || body.find(line) != std::string::npos;
+    });
+    if (!scraped) ADD_FAILURE() << error;
+    return scraped && seen;
   }
 
   FairqdProcess daemon_{"", "127.0.0.1:0", "127.0.0.1:0"};
