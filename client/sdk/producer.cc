@@ -291,12 +291,15 @@ void ProducerImpl::SendBatch(std::vector<PendingJob>& batch) {
   if (status.ok()) {
     ++batches_;
     jobs_sent_ += batch.size();
+    // The broker took the batch, but which result is whose cannot be told;
+    // retrying could enqueue every job twice, so the caller is told both.
     if (static_cast<size_t>(response.results_size()) != batch.size()) {
       status = Status(Code::kInternal,
-                      "EnqueueBatch: " + std::to_string(batch.size()) +
-                          " jobs sent, " +
+                      "EnqueueBatch: fairqd accepted the batch but answered " +
                           std::to_string(response.results_size()) +
-                          " results received");
+                          " results for " + std::to_string(batch.size()) +
+                          " jobs; each job may be enqueued (a retry without an "
+                          "idempotency key can enqueue it twice)");
     }
   }
   for (size_t i = 0; i < batch.size(); ++i) {

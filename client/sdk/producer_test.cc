@@ -370,5 +370,58 @@ TEST(ProducerRetryBudgetTest, FlushWithATimeoutSaysWhetherAllWereAnswered) {
   EXPECT_NE(result.get().status().code(), Code::kOk);
 }
 
+// A broker that takes every batch and answers one result short, as a
+// fairqd of another version might.
+class ShortAnswerBroker final : public v1::Producer::Service {
+ public:
+  ShortAnswerBroker() {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port_);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+  }
+  ~ShortAnswerBroker() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+  bool ok() const { return server_ != nullptr; }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  grpc::Status EnqueueBatch(grpc::ServerContext*,
+                            const v1::EnqueueBatchRequest* request,
+                            v1::EnqueueBatchResponse* response) override {
+    for (int i = 1; i < request->jobs_size(); ++i) {
+      response->add_results()->set_job_id(static_cast<uint64_t>(i));
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+// A reply whose results cannot be matched to the jobs fails each of them,
+// saying they may be enqueued: no job gets another's id.
+TEST(ProducerReplyTest, AReplyOneResultShortFailsTheBatchSayingItWasTaken) {
+  ShortAnswerBroker broker;
+  ASSERT_TRUE(broker.ok());
+  ProducerOptions options;
+  options.linger = std::chrono::seconds(30);  // only Flush sends
+  auto producer = Producer::Create(broker.address(), options);
+  ASSERT_TRUE(producer.ok());
+  Future first = (*producer)->EnqueueAsync(Job("t"));
+  Future second = (*producer)->EnqueueAsync(Job("t"));
+  ASSERT_TRUE((*producer)->Flush(kBound));
+  for (Future* result : {&first, &second}) {
+    Status status = result->get().status();
+    EXPECT_EQ(status.code(), Code::kInternal);
+    EXPECT_NE(status.message().find("1 results for 2 jobs"), std::string::npos)
+        << status.message();
+    EXPECT_NE(status.message().find("may be enqueued"), std::string::npos);
+  }
+  EXPECT_EQ((*producer)->stats().retries, 0u);
+}
+
 }  // namespace
 }  // namespace fairq::client
