@@ -118,6 +118,10 @@ slot99 = [r[0]["lease_from_slot_ms_p99"] for r in rows("latency")]
 late = [r[0]["late"] for r in rows("latency")]
 lost = [r[0]["not_leased"] + r[0]["refused"] for r in rows("latency")]
 ping99 = [r[0]["rtt_ms_p99"] for r in rows("ping")]
+# CPU the hypervisor took from this VM during each run (fairq-bench's
+# host_steal_pct; absent where /proc/stat cannot be read).
+def steal(tag): return [d["facts"]["host_steal_pct"] for d in runs.get(tag, []) if "host_steal_pct" in d["facts"]]
+all_steal = [v for tag in runs for v in steal(tag)]
 flood = by_tenant("flood")
 bc99 = [max(f["B"]["wait_ms_p99"], f["C"]["wait_ms_p99"]) for f in flood]
 a_fin = [f["A"]["finish_s"] for f in flood]
@@ -141,6 +145,7 @@ table = [
     ("enqueue to lease at 2,000/s, p50", "<= 0.5 ms", lat50, lambda v: v <= 0.5, span(lat50, "%.2f ms")),
     ("enqueue to lease at 2,000/s, p99", "<= 1 ms", lat99, lambda v: v <= 1, span(lat99, "%.2f ms") + " (ping p99 " + span(ping99, "%.2f ms") + ")"),
     ("  the same, from each send's scheduled time (comparison only)", "-", slot99, None, span(slot99, "%.2f ms") + " (sends late > 0.2 ms: " + span(late, "%d") + " of 10,000)"),
+    ("  CPU stolen by the hypervisor in latency / ping runs", "-", steal("latency"), None, span(steal("latency"), "%.1f%%") + " / " + span(steal("ping"), "%.1f%%")),
     ("latency: every job enqueued and leased", "0 lost", lost, lambda v: v == 0, span(lost, "%d")),
     ("flood: B and C wait p99", "<= 30 ms", bc99, lambda v: v <= 30, span(bc99, "%.1f ms")),
     ("flood: every job of A, B and C ran", "0 missing", unrun, lambda v: v == 0, span(unrun, "%d")),
@@ -149,6 +154,7 @@ table = [
     ("backlog: 2M rate / 1k rate (4 workers x 100 slots)", ">= 0.90", ratio, lambda v: v >= 0.9, span(ratio, "%.2f")),
     ("restart with 2M queued", "<= 10 s", restart, lambda v: v <= 10, span(restart, "%.2f s")),
     ("RSS with 2M queued (steady after fill; after restart)", "<= 300 MB", rss, lambda v: v <= 300, span(rss, "%.0f MB")),
+    ("CPU stolen by the hypervisor, any run", "-", all_steal, None, span(all_steal, "%.1f%%")),
 ]
 print("%-62s %-20s %-45s %s" % ("target", "goal", "measured (range over rounds)", "met in every round"))
 for name, goal, figures, passes, shown in table:

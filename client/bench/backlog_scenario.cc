@@ -78,7 +78,7 @@ class BacklogScenario final : public Scenario {
       if (!measured.ok()) return Fail("backlog", measured, err);
       report.AddRow(std::move(row));
     }
-    report.Print(out, bench_.json());
+    bench_.Print(report, out);
     bench_.Cleanup(tenants_list_, err);
     return kExitOk;
   }

@@ -46,6 +46,7 @@ std::string ValidRunId(const std::string& id) {
 void BenchContext::AddFlags(CLI::App* sub) {
   const char* env = std::getenv("FAIRQ_SERVER");
   server_ = env != nullptr && *env != '\0' ? env : kDefaultServer;
+  host_at_start_ = ReadHostCpu();
   run_id_ = NewRunId();
   sub->add_option("--server", server_,
                   "fairqd address (default $FAIRQ_SERVER or 127.0.0.1:7070)");
@@ -90,6 +91,17 @@ void BenchContext::Describe(Report& report) const {
   report.Fact("server", server_);
   report.Fact("run_id", run_id_);
   if (!note_.empty()) report.Fact("note", note_);
+}
+
+void BenchContext::Print(Report& report, std::ostream& out) const {
+  std::optional<CpuTimes> now = ReadHostCpu();
+  if (host_at_start_ && now) {
+    if (auto share = ShareBetween(*host_at_start_, *now)) {
+      report.Fact("host_busy_pct", share->busy_pct);
+      report.Fact("host_steal_pct", share->steal_pct);
+    }
+  }
+  report.Print(out, json_);
 }
 
 std::string BenchContext::Tenant(std::string_view name) const {

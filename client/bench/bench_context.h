@@ -20,12 +20,14 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "bench/host_cpu.h"
 #include "fairq/v1/fairq.grpc.pb.h"
 
 namespace fairq::bench {
@@ -42,6 +44,10 @@ class BenchContext {
   Status Connect() const;
   // Adds the server, run id and --note to `report`'s facts.
   void Describe(Report& report) const;
+  // Adds the machine's busy and stolen CPU shares since the process began
+  // (host_busy_pct, host_steal_pct; where /proc/stat can be read) to
+  // `report`'s facts, then prints it as --json asks.
+  void Print(Report& report, std::ostream& out) const;
 
   const std::string& server() const { return server_; }
   bool json() const { return json_; }
@@ -82,6 +88,9 @@ class BenchContext {
   double rpc_timeout_seconds_ = 10;
   size_t channel_count_ = 4;
   bool keep_ = false;
+  // Read when the flags are added: at the start of the process, which runs
+  // one scenario.
+  std::optional<CpuTimes> host_at_start_;
 
   mutable std::once_flag opened_;
   mutable std::vector<std::shared_ptr<grpc::Channel>> channels_;

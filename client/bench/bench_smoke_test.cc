@@ -1,7 +1,8 @@
 // fairq-bench against a real fairqd, run as an operator would: every
 // scenario in a tiny configuration must exit 0, print its result table,
 // and with --json print exactly one line that parses as JSON and names the
-// scenario. Speed is not checked.
+// scenario (and on Linux the machine's CPU shares over the run). Speed is
+// not checked.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -55,6 +56,14 @@ class BenchSmokeTest : public ::testing::Test {
         << json;
     EXPECT_EQ(parsed.fields().at("scenario").string_value(), scenario);
     EXPECT_GT(parsed.fields().at("rows").list_value().values_size(), 0) << json;
+#ifdef __linux__
+    const auto& facts = parsed.fields().at("facts").struct_value().fields();
+    for (const char* share : {"host_busy_pct", "host_steal_pct"}) {
+      ASSERT_TRUE(facts.contains(share)) << json;
+      EXPECT_GE(facts.at(share).number_value(), 0) << json;
+      EXPECT_LE(facts.at(share).number_value(), 100) << json;
+    }
+#endif
   }
 
   testing::FairqdProcess fairqd_;

@@ -68,7 +68,7 @@ class CycleScenario final : public Scenario {
                    {"seconds", fill_seconds},
                    {"jobs_per_s", static_cast<double>(jobs_) / fill_seconds}});
     report.AddRow(DrainRow(drain));
-    report.Print(out, bench_.json());
+    bench_.Print(report, out);
     bench_.Cleanup(tenants, err);
     return kExitOk;
   }

@@ -66,7 +66,7 @@ class EnqueueScenario final : public Scenario {
         report.AddRow(std::move(row));
       }
     }
-    report.Print(out, bench_.json());
+    bench_.Print(report, out);
     bench_.Cleanup(tenants, err);
     return kExitOk;
   }

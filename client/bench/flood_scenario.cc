@@ -289,7 +289,7 @@ class FloodScenario final : public Scenario {
       report.AddRow(std::move(row));
     }
     report.Fact("slots_busy", SlotsBusy(finish[0]));
-    report.Print(out, bench_.json());
+    bench_.Print(report, out);
   }
 
   // The share of slot time between --a-at and A's finish that a handler

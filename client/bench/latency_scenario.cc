@@ -62,7 +62,7 @@ class LatencyScenario final : public Scenario {
     // With SDK workers the lease_ms_ figures end at the handler's start.
     report.Fact("workers_kind", sdk_workers_ ? "sdk" : "loop");
     report.AddRow(ResultRow(loop, start));
-    report.Print(out, bench_.json());
+    bench_.Print(report, out);
     bench_.Cleanup({options.tenant}, err);
     return kExitOk;
   }

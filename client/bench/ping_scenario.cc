@@ -53,7 +53,7 @@ class PingScenario final : public Scenario {
     Row row = {{"rate", pace_.rate}, {"late", static_cast<int64_t>(late)}};
     AddSummary(row, "rtt_ms_", Summarize(rtt_ms_));
     report.AddRow(std::move(row));
-    report.Print(out, bench_.json());
+    bench_.Print(report, out);
     return kExitOk;
   }
 

@@ -98,7 +98,7 @@ class RecoveryScenario final : public Scenario {
                    {"seconds", seconds},
                    {"jobs_per_s", static_cast<double>(jobs_) / seconds},
                    {"queued_in_pool", static_cast<int64_t>(*queued)}});
-    report.Print(out, bench.json());
+    bench.Print(report, out);
     return kExitOk;
   }
 
@@ -137,7 +137,7 @@ class RecoveryScenario final : public Scenario {
                {"attempts", static_cast<int64_t>(attempts)}};
     AddMemory(row, err);
     report.AddRow(std::move(row));
-    report.Print(out, bench.json());
+    bench.Print(report, out);
     return kExitOk;
   }
 
