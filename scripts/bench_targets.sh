@@ -120,7 +120,7 @@ lost = [r[0]["not_leased"] + r[0]["refused"] for r in rows("latency")]
 ping99 = [r[0]["rtt_ms_p99"] for r in rows("ping")]
 # CPU the hypervisor took from this VM during each run (fairq-bench's
 # host_steal_pct; absent where /proc/stat cannot be read).
-def steal(tag): return [d["facts"]["host_steal_pct"] for d in runs.get(tag, []) if "host_steal_pct" in d["facts"]]
+def steal(tag): return [d["facts"]["host_steal_pct"] for d in runs.get(tag, []) if "host_steal_pct" in d.get("facts", {})]
 all_steal = [v for tag in runs for v in steal(tag)]
 flood = by_tenant("flood")
 bc99 = [max(f["B"]["wait_ms_p99"], f["C"]["wait_ms_p99"]) for f in flood]
@@ -132,6 +132,8 @@ plain = by_tenant("flood_plain")
 a_plain = [f["A"]["finish_s"] for f in plain]
 work_plain = [f["A"]["work_ms_mean"] for f in plain]
 ratio = backlog("backlog")
+def pct(row): return "%.1f%%" % row["host_steal_pct"] if "host_steal_pct" in row else "-"
+level_steal = ", ".join(pct(r[0]) + "/" + pct(r[-1]) for r in rows("backlog"))
 restart = [r[0]["seconds"] for r in rows("restart")]
 rss = [d["rss_kib"] / 1000 * 1.024 for d in runs.get("rss_after_fill", []) if d["rss_kib"] is not None]
 rss += [r[0]["rss_mib"] * 1.048576 for r in rows("restart")]
@@ -151,7 +153,7 @@ table = [
     ("flood: every job of A, B and C ran", "0 missing", unrun, lambda v: v == 0, span(unrun, "%d")),
     ("flood: A finishes (8 slots, prefetch 8)", "<= 3.4 s", a_fin, lambda v: v <= 3.4, span(a_fin, "%.3f s") + " (jobs " + span(work, "%.2f ms") + ")"),
     ("  the same, plain 10 ms sleeps (comparison only)", "-", a_plain, None, span(a_plain, "%.3f s") + " (jobs " + span(work_plain, "%.2f ms") + ")"),
-    ("backlog: 2M rate / 1k rate (4 workers x 100 slots)", ">= 0.90", ratio, lambda v: v >= 0.9, span(ratio, "%.2f")),
+    ("backlog: 2M rate / 1k rate (4 workers x 100 slots)", ">= 0.90", ratio, lambda v: v >= 0.9, span(ratio, "%.2f") + " (steal 1k/2M: " + level_steal + ")"),
     ("restart with 2M queued", "<= 10 s", restart, lambda v: v <= 10, span(restart, "%.2f s")),
     ("RSS with 2M queued (steady after fill; after restart)", "<= 300 MB", rss, lambda v: v <= 300, span(rss, "%.0f MB")),
     ("CPU stolen by the hypervisor, any run", "-", all_steal, None, span(all_steal, "%.1f%%")),

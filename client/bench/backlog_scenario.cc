@@ -9,10 +9,12 @@
 // filled in order, each topping up the previous one.
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "bench/bench_context.h"
 #include "bench/drain_workers.h"
+#include "bench/host_cpu.h"
 #include "bench/job_ops.h"
 #include "bench/report.h"
 #include "bench/scenario.h"
@@ -98,9 +100,11 @@ class BacklogScenario final : public Scenario {
     std::this_thread::sleep_for(std::chrono::duration<double>(warmup_));
     uint64_t before = drain.completed();
     auto start = Clock::now();
+    std::optional<CpuTimes> host_before = ReadHostCpu();
     std::this_thread::sleep_for(std::chrono::duration<double>(duration_));
     uint64_t measured = drain.completed() - before;
     double seconds = SecondsSince(start);
+    std::optional<CpuTimes> host_after = ReadHostCpu();
     drain.Stop();
     runner.join();
     next_tag_ = refill_tag.load();
@@ -113,6 +117,13 @@ class BacklogScenario final : public Scenario {
     row.emplace_back("vs_first", rate / first_rate);
     row.emplace_back("lease_ms_p50", drain.lease_ms().p50);
     row.emplace_back("lease_ms_p99", drain.lease_ms().p99);
+    // The two levels are minutes apart: a level measured while the
+    // hypervisor took more of the machine is slower for that alone.
+    if (host_before && host_after) {
+      if (auto share = ShareBetween(*host_before, *host_after)) {
+        row.emplace_back("host_steal_pct", share->steal_pct);
+      }
+    }
     return Status::Ok();
   }
 
