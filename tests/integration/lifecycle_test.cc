@@ -11,7 +11,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <future>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -645,6 +648,70 @@ TEST_F(LifecycleTest, LeaseWhoseClientWentAwayReturnsItsJobsAtOnce) {
         << "the undelivered attempt was counted";
     ExpectCompletes(leased);
   }
+}
+
+// fairqd takes at most 1,024 calls at once on one connection (HTTP/2's
+// SETTINGS_MAX_CONCURRENT_STREAMS; gRPC's own default is unbounded), so
+// calls it has not read cannot pile up in its memory without end
+// (docs/architecture.md). A call past that waits on its client until one
+// of the connection's calls ends; other connections are served meanwhile.
+TEST_F(LifecycleTest, CallsPastAConnectionsStreamLimitWaitForOneToEnd) {
+  constexpr int kStreamLimit = 1024;
+  grpc::ChannelArguments own_connection;
+  own_connection.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto crowded = v1::Worker::NewStub(grpc::CreateCustomChannel(
+      "127.0.0.1:" + std::to_string(daemon_.port()),
+      grpc::InsecureChannelCredentials(), own_connection));
+  struct WaitingLease {
+    grpc::ClientContext context;
+    v1::LeaseRequest request;
+    v1::LeaseResponse response;
+  };
+  std::mutex mu;
+  std::condition_variable changed;
+  int ended = 0;
+  int given_a_job = 0;
+  std::vector<std::unique_ptr<WaitingLease>> waiting;
+  for (int i = 0; i < kStreamLimit; ++i) {
+    auto call = std::make_unique<WaitingLease>();
+    call->context.set_deadline(Deadline(60));  // bounds the clean-up below
+    call->request = LeaseReq("crowd-" + std::to_string(i), 30'000);
+    WaitingLease* c = call.get();
+    crowded->async()->Lease(&c->context, &c->request, &c->response,
+                            [&, c](grpc::Status) {
+                              std::lock_guard<std::mutex> lock(mu);
+                              ++ended;
+                              given_a_job += c->response.jobs_size();
+                              changed.notify_all();
+                            });
+    waiting.push_back(std::move(call));
+  }
+  ASSERT_TRUE(WaitForDefaultPoolWorkers(kStreamLimit));
+
+  grpc::ClientContext past_the_limit;
+  past_the_limit.set_deadline(Deadline(1));
+  v1::LeaseResponse response;
+  EXPECT_EQ(crowded->Lease(&past_the_limit, LeaseReq("one-more", 0), &response)
+                .error_code(),
+            grpc::StatusCode::DEADLINE_EXCEEDED)
+      << "a call past the limit was served";
+
+  MustEnqueue(Spec("acme", "for one of the crowd"));  // another connection
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10),
+                                 [&] { return ended > 0; }));
+    EXPECT_EQ(given_a_job, 1);
+  }
+  grpc::ClientContext after_one_ended;
+  after_one_ended.set_deadline(Deadline(10));
+  EXPECT_TRUE(
+      crowded->Lease(&after_one_ended, LeaseReq("one-more", 0), &response)
+          .ok());
+
+  for (auto& call : waiting) call->context.TryCancel();
+  std::unique_lock<std::mutex> lock(mu);
+  changed.wait(lock, [&] { return ended == kStreamLimit; });
 }
 
 }  // namespace
