@@ -139,31 +139,43 @@ rss = [d["rss_kib"] / 1000 * 1.024 for d in runs.get("rss_after_fill", []) if d[
 rss += [r[0]["rss_mib"] * 1.048576 for r in rows("restart")]
 
 # (target, goal, figures, the test each figure must pass, how to show them)
+QUIET_STEAL = 0.25  # percent of the machine's CPU time
 table = [
-    ("enqueue, batch 100 (best of 1/4/16 producers)", ">= 120,000 jobs/s", enqueue, lambda v: v >= 120000, span(enqueue, "%.0f")),
-    ("full cycle (4 workers x 100 slots)", ">= 75,000 jobs/s", cycle, lambda v: v >= 75000, span(cycle, "%.0f")),
-    ("full cycle (4 x 100, background reports)", ">= 75,000 jobs/s", cycle_bg, lambda v: v >= 75000, span(cycle_bg, "%.0f")),
-    ("full cycle (16 workers x 100 slots)", ">= 75,000 jobs/s", cycle16, lambda v: v >= 75000, span(cycle16, "%.0f")),
-    ("enqueue to lease at 2,000/s, p50", "<= 0.5 ms", lat50, lambda v: v <= 0.5, span(lat50, "%.2f ms")),
-    ("enqueue to lease at 2,000/s, p99", "<= 1 ms", lat99, lambda v: v <= 1, span(lat99, "%.2f ms") + " (ping p99 " + span(ping99, "%.2f ms") + ")"),
-    ("  the same, from each send's scheduled time (comparison only)", "-", slot99, None, span(slot99, "%.2f ms") + " (sends late > 0.2 ms: " + span(late, "%d") + " of 10,000)"),
-    ("  CPU stolen by the hypervisor in latency / ping runs", "-", steal("latency"), None, span(steal("latency"), "%.1f%%") + " / " + span(steal("ping"), "%.1f%%")),
-    ("latency: every job enqueued and leased", "0 lost", lost, lambda v: v == 0, span(lost, "%d")),
-    ("flood: B and C wait p99", "<= 30 ms", bc99, lambda v: v <= 30, span(bc99, "%.1f ms")),
-    ("flood: every job of A, B and C ran", "0 missing", unrun, lambda v: v == 0, span(unrun, "%d")),
-    ("flood: A finishes (8 slots, prefetch 8)", "<= 3.4 s", a_fin, lambda v: v <= 3.4, span(a_fin, "%.3f s") + " (jobs " + span(work, "%.2f ms") + ")"),
-    ("  the same, plain 10 ms sleeps (comparison only)", "-", a_plain, None, span(a_plain, "%.3f s") + " (jobs " + span(work_plain, "%.2f ms") + ")"),
-    ("backlog: 2M rate / 1k rate (4 workers x 100 slots)", ">= 0.90", ratio, lambda v: v >= 0.9, span(ratio, "%.2f") + " (steal 1k/2M: " + level_steal + ")"),
-    ("restart with 2M queued", "<= 10 s", restart, lambda v: v <= 10, span(restart, "%.2f s")),
-    ("RSS with 2M queued (steady after fill; after restart)", "<= 300 MB", rss, lambda v: v <= 300, span(rss, "%.0f MB")),
-    ("CPU stolen by the hypervisor, any run", "-", all_steal, None, span(all_steal, "%.1f%%")),
+    ("enqueue, batch 100 (best of 1/4/16 producers)", ">= 120,000 jobs/s", enqueue, lambda v: v >= 120000, span(enqueue, "%.0f"), "enqueue"),
+    ("full cycle (4 workers x 100 slots)", ">= 75,000 jobs/s", cycle, lambda v: v >= 75000, span(cycle, "%.0f"), "cycle"),
+    ("full cycle (4 x 100, background reports)", ">= 75,000 jobs/s", cycle_bg, lambda v: v >= 75000, span(cycle_bg, "%.0f"), "cycle_bg"),
+    ("full cycle (16 workers x 100 slots)", ">= 75,000 jobs/s", cycle16, lambda v: v >= 75000, span(cycle16, "%.0f"), "cycle16"),
+    ("enqueue to lease at 2,000/s, p50", "<= 0.5 ms", lat50, lambda v: v <= 0.5, span(lat50, "%.2f ms"), "latency"),
+    ("enqueue to lease at 2,000/s, p99", "<= 1 ms", lat99, lambda v: v <= 1, span(lat99, "%.2f ms") + " (ping p99 " + span(ping99, "%.2f ms") + ")", "latency"),
+    ("  the same, from each send's scheduled time (comparison only)", "-", slot99, None, span(slot99, "%.2f ms") + " (sends late > 0.2 ms: " + span(late, "%d") + " of 10,000)", None),
+    ("  CPU stolen by the hypervisor in latency / ping runs", "-", steal("latency"), None, span(steal("latency"), "%.1f%%") + " / " + span(steal("ping"), "%.1f%%"), None),
+    ("latency: every job enqueued and leased", "0 lost", lost, lambda v: v == 0, span(lost, "%d"), "latency"),
+    ("flood: B and C wait p99", "<= 30 ms", bc99, lambda v: v <= 30, span(bc99, "%.1f ms"), "flood"),
+    ("flood: every job of A, B and C ran", "0 missing", unrun, lambda v: v == 0, span(unrun, "%d"), "flood"),
+    ("flood: A finishes (8 slots, prefetch 8)", "<= 3.4 s", a_fin, lambda v: v <= 3.4, span(a_fin, "%.3f s") + " (jobs " + span(work, "%.2f ms") + ")", "flood"),
+    ("  the same, plain 10 ms sleeps (comparison only)", "-", a_plain, None, span(a_plain, "%.3f s") + " (jobs " + span(work_plain, "%.2f ms") + ")", None),
+    ("backlog: 2M rate / 1k rate (4 workers x 100 slots)", ">= 0.90", ratio, lambda v: v >= 0.9, span(ratio, "%.2f") + " (steal 1k/2M: " + level_steal + ")", "backlog"),
+    ("restart with 2M queued", "<= 10 s", restart, lambda v: v <= 10, span(restart, "%.2f s"), "restart"),
+    ("RSS with 2M queued (steady after fill; after restart)", "<= 300 MB", rss, lambda v: v <= 300, span(rss, "%.0f MB"), None),
+    ("CPU stolen by the hypervisor, any run", "-", all_steal, None, span(all_steal, "%.1f%%"), None),
 ]
-print("%-62s %-20s %-45s %s" % ("target", "goal", "measured (range over rounds)", "met in every round"))
-for name, goal, figures, passes, shown in table:
+# A run is quiet when the hypervisor took under 0.25% of the CPU during
+# it: the latency p99 met its target in 7 of 9 such runs and in none of 17
+# with more (docs/benchmarks.md, twenty-fourth round). The last column
+# judges each target by its quiet runs only.
+def quiet(tag): return [d.get("facts", {}).get("host_steal_pct", 100) < QUIET_STEAL for d in runs.get(tag, [])]
+def quiet_verdict(figures, passes, tag):
+    if passes is None or tag is None: return "-"
+    kept = [v for v, q in zip(figures, quiet(tag)) if q]
+    if not kept: return "no quiet run"
+    met = sum(1 for v in kept if passes(v))
+    return "%s (%d of %d)" % ("yes" if met == len(kept) else "no", met, len(kept))
+print("%-62s %-20s %-45s %-19s %s" % ("target", "goal", "measured (range over rounds)", "met in every round", "met in quiet runs"))
+for name, goal, figures, passes, shown, tag in table:
     if passes is None:
         verdict = "-"
     else:  # no figures: not met
         verdict = "yes" if figures and all(passes(v) for v in figures) else "no"
-    print("%-62s %-20s %-45s %s" % (name, goal, shown, verdict))
+    print("%-62s %-20s %-45s %-19s %s" % (name, goal, shown, verdict, quiet_verdict(figures, passes, tag)))
 EOF
 echo "raw JSON lines: $log"
