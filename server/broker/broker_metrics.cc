@@ -61,13 +61,8 @@ metrics::BrokerState Broker::MetricsState() const {
     if (stats.oldest_ready_at) {
       row.oldest_ready_ms = std::llround(*stats.oldest_ready_at * 1000);
     }
-    sched::SlotLimit cap = config::ToSchedulerLimit(tenants_[t].config.cap());
-    sched::SlotLimit floor =
-        config::ToSchedulerLimit(tenants_[t].config.floor());
-    uint32_t slots = state.pools[p].slots;
-    if (cap.is_set()) row.cap_slots = cap.CapSlots(slots);
-    row.floor_slots = std::min(floor.WholeFloorSlots(slots),
-                               row.cap_slots.value_or(UINT32_MAX));
+    row.cap_slots = stats.cap_slots;
+    row.floor_slots = stats.whole_floor_slots;
     state.rows.push_back(row);
   }
   return state;

@@ -259,6 +259,8 @@ TenantPoolStats Pool::Stats(TenantId tenant) const {
   stats.worker_seconds = state.worker_seconds;
   stats.estimate = state.estimator.Estimate(options_.default_cost);
   stats.oldest_ready_at = state.queue.OldestReadyAt();
+  if (state.settings.cap.is_set()) stats.cap_slots = state.cap_slots;
+  stats.whole_floor_slots = state.whole_floor_slots;
   return stats;
 }
 

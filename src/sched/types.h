@@ -123,6 +123,11 @@ struct TenantPoolStats {
   double worker_seconds = 0;               // measured runtime so far
   double estimate = 0;                     // cost charged to jobs without one
   std::optional<double> oldest_ready_at;   // ready time of the oldest queued
+  // The tenant's limits at the pool's capacity now, as the scheduler
+  // applies them: the cap (none without one) and the floor rounded down,
+  // the part always kept (docs/scheduling.md, "Caps and floors").
+  std::optional<uint32_t> cap_slots;
+  uint32_t whole_floor_slots = 0;
 };
 
 }  // namespace fairq::sched
