@@ -6,11 +6,15 @@
 // completed (one EnqueueBatch). So each measured cycle is enqueue + lease +
 // complete, and the queue stays within one lease of the level. The figure
 // is completions per second over --duration, after --warmup. Levels are
-// filled in order, each topping up the previous one.
+// filled in order, each topping up the previous one. Each second of the
+// window is sampled too: the median rate of all seconds, and of the quiet
+// ones (the hypervisor took under kQuietStealPct of the CPU in them), so
+// that levels measured minutes apart can be compared without the steal.
 #include <algorithm>
 #include <atomic>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "bench/bench_context.h"
 #include "bench/drain_workers.h"
@@ -18,6 +22,7 @@
 #include "bench/job_ops.h"
 #include "bench/report.h"
 #include "bench/scenario.h"
+#include "bench/stats.h"
 
 namespace fairq::bench {
 namespace {
@@ -66,7 +71,7 @@ class BacklogScenario final : public Scenario {
                 "level held: each Complete is followed by an "
                 "EnqueueBatch of as many jobs");
     uint64_t queued = 0;
-    double first_rate = 0;
+    FirstLevel first;
     for (uint64_t level : levels_) {
       auto fill_start = Clock::now();
       Status filled = FillBacklog(bench_, tenants_list_, level - queued,
@@ -76,7 +81,7 @@ class BacklogScenario final : public Scenario {
       queued = level;
       Row row = {{"level", static_cast<int64_t>(level)},
                  {"fill_s", SecondsSince(fill_start)}};
-      Status measured = Measure(row, first_rate);
+      Status measured = Measure(row, first);
       if (!measured.ok()) return Fail("backlog", measured, err);
       report.AddRow(std::move(row));
     }
@@ -86,8 +91,24 @@ class BacklogScenario final : public Scenario {
   }
 
  private:
-  // Runs the workers for warmup + duration and adds the rate to `row`.
-  Status Measure(Row& row, double& first_rate) {
+  // The first level's rates, that the others are set against (none while
+  // the first level is measured; no quiet rate if it had no quiet second).
+  struct FirstLevel {
+    double rate = 0;
+    std::optional<double> quiet_rate;
+  };
+
+  // One measured window, sampled every second.
+  struct Sampled {
+    uint64_t cycles = 0;
+    double seconds = 0;
+    std::vector<double> rates;        // of each whole second
+    std::vector<double> quiet_rates;  // of the seconds the hypervisor spared
+    std::optional<CpuShare> host;     // over the whole window
+  };
+
+  // Runs the workers for warmup + duration and adds the rates to `row`.
+  Status Measure(Row& row, FirstLevel& first) {
     DrainOptions options = drain_flags_.Options();
     options.max_seconds = warmup_ + duration_ + 2 * bench_.rpc_timeout();
     std::atomic<uint64_t> refill_tag{next_tag_};
@@ -98,33 +119,80 @@ class BacklogScenario final : public Scenario {
     Status status;
     std::thread runner([&] { status = drain.Run(); });
     std::this_thread::sleep_for(std::chrono::duration<double>(warmup_));
-    uint64_t before = drain.completed();
-    auto start = Clock::now();
-    std::optional<CpuTimes> host_before = ReadHostCpu();
-    std::this_thread::sleep_for(std::chrono::duration<double>(duration_));
-    uint64_t measured = drain.completed() - before;
-    double seconds = SecondsSince(start);
-    std::optional<CpuTimes> host_after = ReadHostCpu();
+    Sampled sampled = Sample(drain);
     drain.Stop();
     runner.join();
     next_tag_ = refill_tag.load();
     if (!status.ok()) return status;
-    double rate = static_cast<double>(measured) / seconds;
-    if (first_rate == 0) first_rate = rate;
-    row.emplace_back("cycles", static_cast<int64_t>(measured));
-    row.emplace_back("seconds", seconds);
+    double rate = static_cast<double>(sampled.cycles) / sampled.seconds;
+    bool is_first = first.rate == 0;
+    if (is_first) first.rate = rate;
+    row.emplace_back("cycles", static_cast<int64_t>(sampled.cycles));
+    row.emplace_back("seconds", sampled.seconds);
     row.emplace_back("cycles_per_s", rate);
-    row.emplace_back("vs_first", rate / first_rate);
+    row.emplace_back("vs_first", rate / first.rate);
     row.emplace_back("lease_ms_p50", drain.lease_ms().p50);
     row.emplace_back("lease_ms_p99", drain.lease_ms().p99);
-    // The two levels are minutes apart: a level measured while the
-    // hypervisor took more of the machine is slower for that alone.
-    if (host_before && host_after) {
-      if (auto share = ShareBetween(*host_before, *host_after)) {
-        row.emplace_back("host_steal_pct", share->steal_pct);
+    // The levels are minutes apart, and a second in which the hypervisor
+    // took part of the machine is slower for that alone: the median of
+    // the quiet seconds sets the levels side by side without it.
+    if (sampled.host)
+      row.emplace_back("host_steal_pct", sampled.host->steal_pct);
+    if (!sampled.rates.empty()) {
+      row.emplace_back("rate_1s_p50", Summarize(sampled.rates).p50);
+    }
+    row.emplace_back("quiet_s",
+                     static_cast<int64_t>(sampled.quiet_rates.size()));
+    if (!sampled.quiet_rates.empty()) {
+      double quiet = Summarize(sampled.quiet_rates).p50;
+      if (is_first) first.quiet_rate = quiet;
+      row.emplace_back("quiet_rate_1s_p50", quiet);
+      if (first.quiet_rate) {
+        row.emplace_back("quiet_vs_first", quiet / *first.quiet_rate);
       }
     }
     return Status::Ok();
+  }
+
+  // Counts the cycles of --duration from now, and each second's rate and
+  // stolen CPU.
+  Sampled Sample(const DrainWorkers& drain) const {
+    Sampled sampled;
+    auto start = Clock::now();
+    auto end = start + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(duration_));
+    uint64_t at_start = drain.completed();
+    std::optional<CpuTimes> host_start = ReadHostCpu();
+    uint64_t last = at_start;
+    auto last_time = start;
+    std::optional<CpuTimes> last_host = host_start;
+    for (auto next = start + std::chrono::seconds(1); next <= end;
+         next += std::chrono::seconds(1)) {
+      std::this_thread::sleep_until(next);
+      uint64_t done = drain.completed();
+      auto now = Clock::now();
+      std::optional<CpuTimes> host = ReadHostCpu();
+      double rate = static_cast<double>(done - last) /
+                    std::chrono::duration<double>(now - last_time).count();
+      sampled.rates.push_back(rate);
+      if (last_host && host) {
+        auto share = ShareBetween(*last_host, *host);
+        if (share && share->steal_pct < kQuietStealPct) {
+          sampled.quiet_rates.push_back(rate);
+        }
+      }
+      last = done;
+      last_time = now;
+      last_host = host;
+    }
+    std::this_thread::sleep_until(end);
+    sampled.cycles = drain.completed() - at_start;
+    sampled.seconds = SecondsSince(start);
+    std::optional<CpuTimes> host_end = ReadHostCpu();
+    if (host_start && host_end) {
+      sampled.host = ShareBetween(*host_start, *host_end);
+    }
+    return sampled;
   }
 
   // Enqueues `completed` new jobs, round robin over the tenants.

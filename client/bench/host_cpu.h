@@ -13,6 +13,12 @@
 
 namespace fairq::bench {
 
+// A run or a second is quiet when the hypervisor took less than this share
+// of the machine's CPU time in it, in percent: the latency target was met
+// in most such runs and in none with more (docs/benchmarks.md,
+// twenty-fourth round).
+inline constexpr double kQuietStealPct = 0.25;
+
 // Clock ticks summed over every CPU since boot.
 struct CpuTimes {
   uint64_t busy = 0;   // user, nice, system, irq, softirq
