@@ -124,6 +124,15 @@ class BacklogScenario final : public Scenario {
     runner.join();
     next_tag_ = refill_tag.load();
     if (!status.ok()) return status;
+    AddRates(row, sampled, first);
+    row.emplace_back("lease_ms_p50", drain.lease_ms().p50);
+    row.emplace_back("lease_ms_p99", drain.lease_ms().p99);
+    return Status::Ok();
+  }
+
+  // The window's rate, and each second's median rate (of all seconds and of
+  // the quiet ones), each also against the first level's.
+  static void AddRates(Row& row, const Sampled& sampled, FirstLevel& first) {
     double rate = static_cast<double>(sampled.cycles) / sampled.seconds;
     bool is_first = first.rate == 0;
     if (is_first) first.rate = rate;
@@ -131,13 +140,12 @@ class BacklogScenario final : public Scenario {
     row.emplace_back("seconds", sampled.seconds);
     row.emplace_back("cycles_per_s", rate);
     row.emplace_back("vs_first", rate / first.rate);
-    row.emplace_back("lease_ms_p50", drain.lease_ms().p50);
-    row.emplace_back("lease_ms_p99", drain.lease_ms().p99);
     // The levels are minutes apart, and a second in which the hypervisor
     // took part of the machine is slower for that alone: the median of
     // the quiet seconds sets the levels side by side without it.
-    if (sampled.host)
+    if (sampled.host) {
       row.emplace_back("host_steal_pct", sampled.host->steal_pct);
+    }
     if (!sampled.rates.empty()) {
       row.emplace_back("rate_1s_p50", Summarize(sampled.rates).p50);
     }
@@ -151,11 +159,11 @@ class BacklogScenario final : public Scenario {
         row.emplace_back("quiet_vs_first", quiet / *first.quiet_rate);
       }
     }
-    return Status::Ok();
   }
 
   // Counts the cycles of --duration from now, and each second's rate and
-  // stolen CPU.
+  // stolen CPU. /proc/stat counts 100 ticks a second per CPU, so a quiet
+  // second of two CPUs is one without a stolen tick.
   Sampled Sample(const DrainWorkers& drain) const {
     Sampled sampled;
     auto start = Clock::now();
