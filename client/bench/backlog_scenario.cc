@@ -183,11 +183,8 @@ class BacklogScenario final : public Scenario {
       double rate = static_cast<double>(done - last) /
                     std::chrono::duration<double>(now - last_time).count();
       sampled.rates.push_back(rate);
-      if (last_host && host) {
-        auto share = ShareBetween(*last_host, *host);
-        if (share && share->steal_pct < kQuietStealPct) {
-          sampled.quiet_rates.push_back(rate);
-        }
+      if (last_host && host && QuietBetween(*last_host, *host)) {
+        sampled.quiet_rates.push_back(rate);
       }
       last = done;
       last_time = now;

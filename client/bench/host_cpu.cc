@@ -51,4 +51,9 @@ std::optional<CpuShare> ShareBetween(const CpuTimes& before,
   return share;
 }
 
+bool QuietBetween(const CpuTimes& before, const CpuTimes& after) {
+  std::optional<CpuShare> share = ShareBetween(before, after);
+  return share && share->steal_pct < kQuietStealPct;
+}
+
 }  // namespace fairq::bench

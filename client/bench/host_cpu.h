@@ -43,6 +43,10 @@ std::optional<CpuTimes> ReadHostCpu();
 std::optional<CpuShare> ShareBetween(const CpuTimes& before,
                                      const CpuTimes& after);
 
+// True if ticks passed between the two reads and under kQuietStealPct of
+// them were stolen.
+bool QuietBetween(const CpuTimes& before, const CpuTimes& after);
+
 }  // namespace fairq::bench
 
 #endif  // FAIRQ_CLIENT_BENCH_HOST_CPU_H_

@@ -31,6 +31,14 @@ TEST(HostCpuTest, SharesAreOfTheTicksBetweenTwoReads) {
   EXPECT_FALSE(ShareBetween(after, after).has_value());
 }
 
+TEST(HostCpuTest, QuietIsUnderAQuarterPercentStolen) {
+  CpuTimes before{0, 0, 0};
+  EXPECT_TRUE(QuietBetween(before, {100, 0, 200}));
+  EXPECT_TRUE(QuietBetween(before, {100, 2, 1000}));  // 0.2%
+  EXPECT_FALSE(QuietBetween(before, {100, 1, 200}));  // 0.5%
+  EXPECT_FALSE(QuietBetween(before, before));         // no tick: unknown
+}
+
 #ifdef __linux__
 TEST(HostCpuTest, ReadsThisMachine) {
   auto times = ReadHostCpu();

@@ -5,10 +5,13 @@
 // its jobs meanwhile (LatencyLoop). Latency is client side: the time the
 // Enqueue call was issued to the time the Lease reply carrying that job was
 // read (matched by the payload's tag). With --sdk-workers the workers are
-// the SDK's `Worker`s and the latency ends at the handler's start.
+// the SDK's `Worker`s and the latency ends at the handler's start. The same
+// is summed up again over the jobs sent and leased within quiet seconds
+// (quiet_seconds.h).
 #include "bench/bench_context.h"
 #include "bench/latency_loop.h"
 #include "bench/paced_schedule.h"
+#include "bench/quiet_seconds.h"
 #include "bench/report.h"
 #include "bench/scenario.h"
 
@@ -51,8 +54,10 @@ class LatencyScenario final : public Scenario {
     options.sdk_workers = sdk_workers_;
     LatencyLoop loop(bench_, options);
     const Clock::time_point start = Clock::now() + kStartDelay;
+    QuietSeconds quiet;
     Status status =
         loop.Run(start, pace_.duration + 2 * bench_.rpc_timeout() + 10);
+    quiet.Stop();
     if (!status.ok()) return Fail("latency", status, err);
 
     Report report("latency");
@@ -61,7 +66,7 @@ class LatencyScenario final : public Scenario {
     report.Fact("slots_per_worker", static_cast<int64_t>(slots_));
     // With SDK workers the lease_ms_ figures end at the handler's start.
     report.Fact("workers_kind", sdk_workers_ ? "sdk" : "loop");
-    report.AddRow(ResultRow(loop, start));
+    report.AddRow(ResultRow(loop, start, quiet.readings()));
     bench_.Print(report, out);
     bench_.Cleanup({options.tenant}, err);
     return kExitOk;
@@ -73,8 +78,11 @@ class LatencyScenario final : public Scenario {
   // also counts how late the load generator sent it (`late`: by more than
   // 200 us). A busy machine delays both sides at once, so the first alone
   // would hide that part of the tail (coordinated omission).
-  Row ResultRow(const LatencyLoop& loop, Clock::time_point start) const {
-    std::vector<double> latency_ms, from_slot_ms;
+  // quiet_lease_ms_ are the jobs sent and leased within seconds the
+  // hypervisor left alone (quiet_s of them): the figure without its steal.
+  Row ResultRow(const LatencyLoop& loop, Clock::time_point start,
+                const CpuReadings& readings) const {
+    std::vector<double> latency_ms, from_slot_ms, quiet_ms;
     const auto& issued = loop.issued();
     auto millis = [](Clock::duration d) {
       return std::chrono::duration<double, std::milli>(d).count();
@@ -82,6 +90,9 @@ class LatencyScenario final : public Scenario {
     for (const auto& [tag, arrived] : loop.arrivals()) {
       if (tag < 1 || tag > issued.size()) continue;  // not this run's job
       latency_ms.push_back(millis(arrived - issued[tag - 1]));
+      if (readings.Quiet(issued[tag - 1], arrived)) {
+        quiet_ms.push_back(latency_ms.back());
+      }
       from_slot_ms.push_back(
           millis(arrived - SlotOf(start, pace_.interval(), tag - 1)));
     }
@@ -99,6 +110,9 @@ class LatencyScenario final : public Scenario {
                                   static_cast<int64_t>(latency_ms.size())}};
     AddSummary(row, "lease_ms_", Summarize(std::move(latency_ms)));
     AddSummary(row, "lease_from_slot_ms_", Summarize(std::move(from_slot_ms)));
+    row.emplace_back("quiet_s",
+                     static_cast<int64_t>(readings.quiet_stretches()));
+    AddSummary(row, "quiet_lease_ms_", Summarize(std::move(quiet_ms)));
     Summary reply = loop.reply_ms();
     row.emplace_back("enqueue_ms_p50", reply.p50);
     row.emplace_back("enqueue_ms_p99", reply.p99);
