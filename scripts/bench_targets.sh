@@ -4,7 +4,7 @@
 # each target with the range of the rounds' figures next to it. One command
 # to re-measure the targets on another machine (docs/benchmarks.md).
 #   scripts/bench_targets.sh [ROUNDS] [FAIRQD] [CONFIG]
-# Defaults: 2 rounds, build/server/fairqd, config/fairqd.yaml. About 3 min
+# Defaults: 2 rounds, build/server/fairqd, config/fairqd.yaml. About 4 min
 # a round on the 2-core box, most of it filling 2M jobs twice. Raw JSON lines
 # go to $FAIRQ_TARGETS_LOG (default: a temporary file, named at the end).
 # Needs python3 for the summary.
@@ -116,7 +116,7 @@ cycle, cycle_bg, cycle16 = drain("cycle"), drain("cycle_bg"), drain("cycle16")
 lat50 = [r[0]["lease_ms_p50"] for r in rows("latency")]
 lat99 = [r[0]["lease_ms_p99"] for r in rows("latency")]
 # The same over the jobs sent and leased within quiet seconds, where the
-# run had enough of them (1,000: the p99 is then the tenth-worst).
+# run had enough of them (1,000: the p99 is then at least the 11th-worst).
 quiet_lat = [r[0] for r in rows("latency") if r[0].get("quiet_lease_ms_n", 0) >= 1000]
 quiet50 = [r["quiet_lease_ms_p50"] for r in quiet_lat]
 quiet99 = [r["quiet_lease_ms_p99"] for r in quiet_lat]
@@ -141,7 +141,7 @@ ratio = backlog("backlog")
 # Each level's median over its quiet seconds (fairq-bench backlog), where
 # both levels had some: the ratio without the steal.
 quiet_ratio = [r[-1]["quiet_vs_first"] for r in rows("backlog") if "quiet_vs_first" in r[-1]]
-def pct(row): return "%.1f%%" % row["host_steal_pct"] if "host_steal_pct" in row else "-"
+def pct(row): return "%.2f%%" % row["host_steal_pct"] if "host_steal_pct" in row else "-"
 level_steal = ", ".join(pct(r[0]) + "/" + pct(r[-1]) for r in rows("backlog"))
 restart = [r[0]["seconds"] for r in rows("restart")]
 rss = [d["rss_kib"] / 1000 * 1.024 for d in runs.get("rss_after_fill", []) if d["rss_kib"] is not None]
@@ -157,7 +157,7 @@ table = [
     ("enqueue to lease at 2,000/s, p50", "<= 0.5 ms", lat50, lambda v: v <= 0.5, span(lat50, "%.2f ms") + " (quiet seconds: " + span(quiet50, "%.2f ms") + ")", quiet50),
     ("enqueue to lease at 2,000/s, p99", "<= 1 ms", lat99, lambda v: v <= 1, span(lat99, "%.2f ms") + " (quiet seconds: " + span(quiet99, "%.2f ms") + "; ping p99 " + span(ping99, "%.2f ms") + ")", quiet99),
     ("  the same, from each send's scheduled time (comparison only)", "-", slot99, None, span(slot99, "%.2f ms") + " (sends late > 0.2 ms: " + span(late, "%d") + " of 10,000)", None),
-    ("  CPU stolen by the hypervisor in latency / ping runs", "-", steal("latency"), None, span(steal("latency"), "%.1f%%") + " / " + span(steal("ping"), "%.1f%%"), None),
+    ("  CPU stolen by the hypervisor in latency / ping runs", "-", steal("latency"), None, span(steal("latency"), "%.2f%%") + " / " + span(steal("ping"), "%.2f%%"), None),
     ("latency: every job enqueued and leased", "0 lost", lost, lambda v: v == 0, span(lost, "%d"), "latency"),
     ("flood: B and C wait p99", "<= 30 ms", bc99, lambda v: v <= 30, span(bc99, "%.1f ms"), "flood"),
     ("flood: every job of A, B and C ran", "0 missing", unrun, lambda v: v == 0, span(unrun, "%d"), "flood"),

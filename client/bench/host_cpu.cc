@@ -1,5 +1,6 @@
 #include "bench/host_cpu.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <string>
@@ -44,10 +45,17 @@ std::optional<CpuShare> ShareBetween(const CpuTimes& before,
                                      const CpuTimes& after) {
   if (after.total <= before.total) return std::nullopt;
   auto total = static_cast<double>(after.total - before.total);
+  // The kernel's iowait count can go back (proc(5)), so a total that
+  // includes it can grow less than its parts: clamp rather than report
+  // over 100%.
+  auto pct = [total](uint64_t from, uint64_t to) {
+    return to <= from
+               ? 0.0
+               : std::min(100.0, 100 * static_cast<double>(to - from) / total);
+  };
   CpuShare share;
-  share.busy_pct = 100 * static_cast<double>(after.busy - before.busy) / total;
-  share.steal_pct =
-      100 * static_cast<double>(after.steal - before.steal) / total;
+  share.busy_pct = pct(before.busy, after.busy);
+  share.steal_pct = pct(before.steal, after.steal);
   return share;
 }
 

@@ -31,6 +31,14 @@ TEST(HostCpuTest, SharesAreOfTheTicksBetweenTwoReads) {
   EXPECT_FALSE(ShareBetween(after, after).has_value());
 }
 
+// iowait can go back, so the total can grow less than busy did.
+TEST(HostCpuTest, SharesStayPercentages) {
+  auto share = ShareBetween({100, 10, 1000}, {400, 5, 1100});
+  ASSERT_TRUE(share.has_value());
+  EXPECT_DOUBLE_EQ(share->busy_pct, 100);
+  EXPECT_DOUBLE_EQ(share->steal_pct, 0);
+}
+
 TEST(HostCpuTest, QuietIsUnderAQuarterPercentStolen) {
   CpuTimes before{0, 0, 0};
   EXPECT_TRUE(QuietBetween(before, {100, 0, 200}));

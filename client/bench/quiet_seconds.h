@@ -1,48 +1,19 @@
-// Which stretches of a run the hypervisor left alone, from readings of the
-// machine's CPU times (host_cpu.h), so that a scenario can keep the samples
-// taken while it took (almost) nothing and set them beside the rest
-// (docs/benchmarks.md, twenty-fourth round).
+// QuietSeconds: takes a reading of the machine's CPU times once a second,
+// on a thread of its own, from construction until Stop(), for a scenario
+// to tell which of its samples the hypervisor left alone (CpuReadings).
 //
-//  - CpuReadings: readings in time order and what they say; a value, not
-//    thread-safe.
-//  - QuietSeconds: takes a reading once a second on a thread of its own,
-//    from construction until Stop(); readings() is for after Stop().
+// Thread-safe: Stop() and readings() come from the scenario's thread, and
+// readings() is for after Stop().
 #ifndef FAIRQ_CLIENT_BENCH_QUIET_SECONDS_H_
 #define FAIRQ_CLIENT_BENCH_QUIET_SECONDS_H_
 
-#include <chrono>
 #include <condition_variable>
-#include <cstddef>
 #include <mutex>
-#include <optional>
 #include <thread>
-#include <utility>
-#include <vector>
 
-#include "bench/host_cpu.h"
+#include "bench/cpu_readings.h"
 
 namespace fairq::bench {
-
-class CpuReadings {
- public:
-  using Clock = std::chrono::steady_clock;
-
-  // REQUIRES: `at` is not before the last reading's time.
-  void Add(Clock::time_point at, std::optional<CpuTimes> times);
-
-  // True if [from, to] lies between two readings and every stretch between
-  // readings from the one at or before `from` to the one at or after `to`
-  // was quiet (QuietBetween); false where a reading is missing.
-  bool Quiet(Clock::time_point from, Clock::time_point to) const;
-  // Stretches between readings, and those of them that were quiet.
-  size_t stretches() const;
-  size_t quiet_stretches() const;
-
- private:
-  bool QuietStretch(size_t i) const;  // between readings i and i + 1
-
-  std::vector<std::pair<Clock::time_point, std::optional<CpuTimes>>> readings_;
-};
 
 class QuietSeconds {
  public:

@@ -15,6 +15,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -650,6 +651,57 @@ TEST_F(LifecycleTest, LeaseWhoseClientWentAwayReturnsItsJobsAtOnce) {
   }
 }
 
+// Lease calls waiting on one stub's connection. The destructor cancels
+// those still waiting and waits for every callback (each call's deadline
+// bounds that), so no call outlives the state it reports to, however the
+// test ends.
+class WaitingLeases {
+ public:
+  WaitingLeases(v1::Worker::Stub& stub, int count) {
+    for (int i = 0; i < count; ++i) {
+      auto call = std::make_unique<Call>();
+      call->context.set_deadline(Deadline(60));
+      call->request = LeaseReq("crowd-" + std::to_string(i), 30'000);
+      Call* c = call.get();
+      calls_.push_back(std::move(call));
+      stub.async()->Lease(&c->context, &c->request, &c->response,
+                          [this, c](grpc::Status) {
+                            std::lock_guard<std::mutex> lock(mu_);
+                            ++ended_;
+                            given_a_job_ += c->response.jobs_size();
+                            changed_.notify_all();
+                          });
+    }
+  }
+  ~WaitingLeases() {
+    for (auto& call : calls_) call->context.TryCancel();
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait(lock, [this] { return ended_ == calls_.size(); });
+  }
+
+  // Jobs given to the calls that ended, once one has (within 10 s).
+  std::optional<int> JobsOnceOneEnded() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!changed_.wait_for(lock, std::chrono::seconds(10),
+                           [this] { return ended_ > 0; })) {
+      return std::nullopt;
+    }
+    return given_a_job_;
+  }
+
+ private:
+  struct Call {
+    grpc::ClientContext context;
+    v1::LeaseRequest request;
+    v1::LeaseResponse response;
+  };
+  std::vector<std::unique_ptr<Call>> calls_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  size_t ended_ = 0;
+  int given_a_job_ = 0;
+};
+
 // fairqd takes at most 1,024 calls at once on one connection (HTTP/2's
 // SETTINGS_MAX_CONCURRENT_STREAMS; gRPC's own default is unbounded), so
 // calls it has not read cannot pile up in its memory without end
@@ -662,30 +714,7 @@ TEST_F(LifecycleTest, CallsPastAConnectionsStreamLimitWaitForOneToEnd) {
   auto crowded = v1::Worker::NewStub(grpc::CreateCustomChannel(
       "127.0.0.1:" + std::to_string(daemon_.port()),
       grpc::InsecureChannelCredentials(), own_connection));
-  struct WaitingLease {
-    grpc::ClientContext context;
-    v1::LeaseRequest request;
-    v1::LeaseResponse response;
-  };
-  std::mutex mu;
-  std::condition_variable changed;
-  int ended = 0;
-  int given_a_job = 0;
-  std::vector<std::unique_ptr<WaitingLease>> waiting;
-  for (int i = 0; i < kStreamLimit; ++i) {
-    auto call = std::make_unique<WaitingLease>();
-    call->context.set_deadline(Deadline(60));  // bounds the clean-up below
-    call->request = LeaseReq("crowd-" + std::to_string(i), 30'000);
-    WaitingLease* c = call.get();
-    crowded->async()->Lease(&c->context, &c->request, &c->response,
-                            [&, c](grpc::Status) {
-                              std::lock_guard<std::mutex> lock(mu);
-                              ++ended;
-                              given_a_job += c->response.jobs_size();
-                              changed.notify_all();
-                            });
-    waiting.push_back(std::move(call));
-  }
+  WaitingLeases waiting(*crowded, kStreamLimit);
   ASSERT_TRUE(WaitForDefaultPoolWorkers(kStreamLimit));
 
   grpc::ClientContext past_the_limit;
@@ -697,21 +726,12 @@ TEST_F(LifecycleTest, CallsPastAConnectionsStreamLimitWaitForOneToEnd) {
       << "a call past the limit was served";
 
   MustEnqueue(Spec("acme", "for one of the crowd"));  // another connection
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10),
-                                 [&] { return ended > 0; }));
-    EXPECT_EQ(given_a_job, 1);
-  }
+  EXPECT_EQ(waiting.JobsOnceOneEnded(), std::optional<int>(1));
   grpc::ClientContext after_one_ended;
   after_one_ended.set_deadline(Deadline(10));
   EXPECT_TRUE(
       crowded->Lease(&after_one_ended, LeaseReq("one-more", 0), &response)
           .ok());
-
-  for (auto& call : waiting) call->context.TryCancel();
-  std::unique_lock<std::mutex> lock(mu);
-  changed.wait(lock, [&] { return ended == kStreamLimit; });
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "bench/quiet_seconds.h"
+#include "bench/cpu_readings.h"
 
 #include <gtest/gtest.h>
 
@@ -44,6 +44,15 @@ TEST_F(CpuReadingsTest, OutsideTheReadingsNothingIsQuiet) {
   EXPECT_FALSE(readings_.Quiet(At(-0.5), At(0.5)));
   EXPECT_FALSE(readings_.Quiet(At(2.5), At(3.5)));
   EXPECT_FALSE(readings_.Quiet(At(0.6), At(0.4)));  // ends before it starts
+}
+
+TEST(CpuReadingsShortTest, AStretchUnder900MsIsNotQuiet) {
+  CpuReadings readings;
+  Clock::time_point t0 = Clock::now();
+  readings.Add(t0, CpuTimes{0, 0, 0});
+  readings.Add(t0 + std::chrono::milliseconds(500), CpuTimes{50, 0, 100});
+  EXPECT_EQ(readings.quiet_stretches(), 0u);
+  EXPECT_FALSE(readings.Quiet(t0, t0 + std::chrono::milliseconds(400)));
 }
 
 TEST(CpuReadingsMissingTest, AMissingReadingIsNotQuiet) {
