@@ -6,8 +6,8 @@
 // Enqueue call was issued to the time the Lease reply carrying that job was
 // read (matched by the payload's tag). With --sdk-workers the workers are
 // the SDK's `Worker`s and the latency ends at the handler's start. The same
-// is summed up again over the jobs sent and leased within quiet seconds
-// (quiet_seconds.h).
+// is summed up again over the jobs sent and leased within quiet stretches
+// (cpu_readings.h).
 #include "bench/bench_context.h"
 #include "bench/latency_loop.h"
 #include "bench/paced_schedule.h"
@@ -78,8 +78,9 @@ class LatencyScenario final : public Scenario {
   // also counts how late the load generator sent it (`late`: by more than
   // 200 us). A busy machine delays both sides at once, so the first alone
   // would hide that part of the tail (coordinated omission).
-  // quiet_lease_ms_ are the jobs sent and leased within seconds the
-  // hypervisor left alone (quiet_s of them): the figure without its steal.
+  // quiet_lease_ms_ are the jobs sent and leased within stretches the
+  // hypervisor left alone (CpuReadings; quiet_s of them): the figure
+  // without its steal.
   Row ResultRow(const LatencyLoop& loop, Clock::time_point start,
                 const CpuReadings& readings) const {
     std::vector<double> latency_ms, from_slot_ms, quiet_ms;
