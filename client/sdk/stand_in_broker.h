@@ -6,7 +6,8 @@
 // their client gives up; a job reported again gets the answer of a fairqd
 // that no longer remembers the report (it restarted since): not live, or
 // a stale token for a failure to be retried. Lease answers at once,
-// with the jobs offered (Offer), up to the call's max_jobs, else none;
+// with the jobs offered (Offer), up to the call's max_jobs (or all of them,
+// with IgnoreMaxJobs), else none;
 // Heartbeat acknowledges (with the lease length set by
 // LeaseLengthOnHeartbeat, if any), or with HoldHeartbeats(n) holds each call
 // until n are in flight together. It keeps what it was sent. With
@@ -90,7 +91,9 @@ class StandInBroker final : public v1::Worker::Service {
                      v1::LeaseResponse* response) override {
     std::lock_guard<std::mutex> lock(mu_);
     leases_.push_back(Clock::now());
-    uint32_t max_jobs = std::max<uint32_t>(1, request->max_jobs());
+    uint32_t max_jobs = ignore_max_jobs_
+                            ? UINT32_MAX
+                            : std::max<uint32_t>(1, request->max_jobs());
     while (!offered_.empty() &&
            static_cast<uint32_t>(response->jobs_size()) < max_jobs) {
       *response->add_jobs() = std::move(offered_.front());
@@ -101,10 +104,11 @@ class StandInBroker final : public v1::Worker::Service {
   }
 
   grpc::Status Heartbeat(grpc::ServerContext* context,
-                         const v1::HeartbeatRequest*,
+                         const v1::HeartbeatRequest* request,
                          v1::HeartbeatResponse* response) override {
     std::unique_lock<std::mutex> lock(mu_);
     heartbeats_.push_back(Clock::now());
+    beaten_jobs_.push_back(request->job_id());
     const uint64_t round = release_round_;
     if (++beats_in_flight_ >= hold_until_) ++release_round_;
     changed_.notify_all();
@@ -140,6 +144,13 @@ class StandInBroker final : public v1::Worker::Service {
     offered_.push_back(std::move(job));
   }
 
+  // Lease calls hand out every job offered, whatever their max_jobs, as a
+  // broker with a bug might.
+  void IgnoreMaxJobs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ignore_max_jobs_ = true;
+  }
+
   // The next `n` Complete or Fail calls are carried out, then held until
   // their client gives up, as if their answers were lost.
   void LoseAnswers(int n) {
@@ -173,6 +184,11 @@ class StandInBroker final : public v1::Worker::Service {
   std::vector<std::string> errors() {
     std::lock_guard<std::mutex> lock(mu_);
     return errors_;
+  }
+  // The job of each Heartbeat call so far, in order.
+  std::vector<uint64_t> beaten_jobs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return beaten_jobs_;
   }
   // When each Lease (Heartbeat) call came, once there were `n`, or fewer
   // if `bound` passed first.
@@ -269,7 +285,9 @@ class StandInBroker final : public v1::Worker::Service {
   std::vector<std::string> errors_;
   std::vector<Clock::time_point> leases_;
   std::vector<Clock::time_point> heartbeats_;
+  std::vector<uint64_t> beaten_jobs_;
   std::deque<v1::LeasedJob> offered_;
+  bool ignore_max_jobs_ = false;
   int hold_until_ = 0;
   int beats_in_flight_ = 0;
   uint64_t release_round_ = 0;  // advances when held heartbeats go

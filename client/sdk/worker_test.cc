@@ -946,6 +946,38 @@ TEST(WorkerHeartbeatTest, BeatsGoOnUntilAGiveBackIsAcknowledged) {
   EXPECT_EQ((*worker)->stats().given_back, 1u);
 }
 
+// A job the worker has no slot for is given back, and beaten until the
+// give-back is acknowledged: here a broker sends two jobs to a worker of
+// one slot and refuses the first four reports (at least 1.2 s of backoff
+// against 300 ms beats). A Lease reply that arrives after Stop() began
+// takes the same path (WorkerImpl::Hand).
+TEST(WorkerHeartbeatTest, AJobWithoutASlotIsBeatenUntilItsGiveBackIsTaken) {
+  testing::StandInBroker broker(/*refusals=*/4);
+  ASSERT_FALSE(broker.address().empty());
+  broker.IgnoreMaxJobs();
+  broker.Offer(StandInJob(1));
+  broker.Offer(StandInJob(2));
+  WorkerOptions options;
+  options.slots = 1;
+  options.heartbeat_interval = milliseconds(300);
+  auto worker = Worker::Create(broker.address(), options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  std::promise<void> release;
+  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
+  auto give_up = Clock::now() + kBound;
+  while (broker.errors().empty() && Clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  std::vector<uint64_t> beaten = broker.beaten_jobs();
+  release.set_value();
+  (*worker)->Stop();
+  EXPECT_EQ(broker.errors(),
+            std::vector<std::string>{"worker: no free slot for the job"});
+  EXPECT_GE(std::count(beaten.begin(), beaten.end(), 2u), 1)
+      << "the job given back was not beaten while its report was refused";
+  EXPECT_EQ((*worker)->stats().given_back, 1u);
+}
+
 // The worker's end cancels a heartbeat in flight (one the broker holds)
 // rather than waiting out its deadline (the 3 s interval), and waits for
 // gRPC's answer to the cancel.
