@@ -8,7 +8,7 @@
 // is completions per second over --duration, after --warmup. Levels are
 // filled in order, each topping up the previous one. Each second of the
 // window is sampled too: the median rate of all seconds, and of the quiet
-// ones (the hypervisor took under kQuietStealPct of the CPU in them), so
+// ones (CpuReadings: the hypervisor took under kQuietStealPct of the CPU), so
 // that levels measured minutes apart can be compared without the steal.
 #include <algorithm>
 #include <atomic>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench/bench_context.h"
+#include "bench/cpu_readings.h"
 #include "bench/drain_workers.h"
 #include "bench/host_cpu.h"
 #include "bench/job_ops.h"
@@ -162,8 +163,7 @@ class BacklogScenario final : public Scenario {
   }
 
   // Counts the cycles of --duration from now, and each second's rate and
-  // stolen CPU. /proc/stat counts 100 ticks a second per CPU, so a quiet
-  // second of two CPUs is one without a stolen tick.
+  // whether it was quiet (CpuReadings).
   Sampled Sample(const DrainWorkers& drain) const {
     Sampled sampled;
     auto start = Clock::now();
@@ -171,24 +171,22 @@ class BacklogScenario final : public Scenario {
                            std::chrono::duration<double>(duration_));
     uint64_t at_start = drain.completed();
     std::optional<CpuTimes> host_start = ReadHostCpu();
+    CpuReadings readings;
+    readings.Add(start, host_start);
     uint64_t last = at_start;
     auto last_time = start;
-    std::optional<CpuTimes> last_host = host_start;
     for (auto next = start + std::chrono::seconds(1); next <= end;
          next += std::chrono::seconds(1)) {
       std::this_thread::sleep_until(next);
       uint64_t done = drain.completed();
       auto now = Clock::now();
-      std::optional<CpuTimes> host = ReadHostCpu();
+      readings.Add(now, ReadHostCpu());
       double rate = static_cast<double>(done - last) /
                     std::chrono::duration<double>(now - last_time).count();
       sampled.rates.push_back(rate);
-      if (last_host && host && QuietBetween(*last_host, *host)) {
-        sampled.quiet_rates.push_back(rate);
-      }
+      if (readings.Quiet(last_time, now)) sampled.quiet_rates.push_back(rate);
       last = done;
       last_time = now;
-      last_host = host;
     }
     std::this_thread::sleep_until(end);
     sampled.cycles = drain.completed() - at_start;

@@ -329,18 +329,17 @@ size_t WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
     auto job = std::make_shared<RunningJob>(
         internal::FromLeasedJob(leased), leased.lease_token(),
         HeartbeatInterval(leased, options_.heartbeat_interval));
+    // Its lease runs from now: beaten while it waits for a slot, and, if it
+    // is given back, until the give-back is acknowledged.
+    heartbeater_->Add(job);
     // Stop() began while the reply was on its way. (No room cannot happen,
     // as max_jobs was at most room_; it is handled the same way.)
     if (stopping_ || room_ == 0) {
-      // Beaten until the give-back is acknowledged, as every job held is.
-      heartbeater_->Add(job);
       GiveBack(job, stopping_ ? "worker stopping: job not started"
                               : "worker: no free slot for the job");
       continue;
     }
     --room_;
-    // A prefetched job's lease runs while it waits: heartbeat it from now.
-    heartbeater_->Add(job);
     ready_.push_back(std::move(job));
     ++queued;
   }

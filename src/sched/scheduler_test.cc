@@ -222,10 +222,7 @@ TEST(SchedulerTest, MeasuredRuntimeReplacesUnderDeclaredCost) {
 void LeaseChargedThenComplete(SchedulerHarness& h, double cost,
                               double runtime) {
   std::optional<Dispatch> d = h.Lease();
-  if (!d) {
-    ADD_FAILURE() << "nothing to lease";
-    return;
-  }
+  ASSERT_TRUE(d) << "nothing to lease";
   EXPECT_DOUBLE_EQ(d->charged_cost, cost);
   ASSERT_TRUE(h.scheduler->Complete(d->job, runtime).ok());
 }
