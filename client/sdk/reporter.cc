@@ -13,15 +13,16 @@ namespace {
 // What the broker answers an item whose report of `kind` it took but no
 // longer remembers (it restarted since, or its memory of reports moved on;
 // a remembered one is answered OK): a completed job, or one failed for
-// good, is no longer live (NOT_FOUND); a job failed to be retried is live
-// with a new lease or none, so the old token is stale
-// (FAILED_PRECONDITION), or it has no attempts left and is dead
-// (NOT_FOUND). A lease that lapsed meanwhile gets the same answers,
-// so they stay errors; the message says which it may be.
+// good, is no longer live (NOT_FOUND); a job failed to be retried, or
+// released, is live with a new lease or none, so the old token is stale
+// (FAILED_PRECONDITION), or it has no attempts left and is dead, or it was
+// finished since (NOT_FOUND). A lease that lapsed meanwhile gets the same
+// answers, so they stay errors; the message says which it may be.
 bool RepeatOfATakenReport(Reporter::Kind kind, Code code) {
   if (code == Code::kNotFound) return true;
   return code == Code::kFailedPrecondition &&
-         (kind == Reporter::Kind::kRetry || kind == Reporter::Kind::kGiveBack);
+         (kind == Reporter::Kind::kRetry || kind == Reporter::Kind::kGiveBack ||
+          kind == Reporter::Kind::kRelease);
 }
 
 // Failures after which the call may still have been carried out.
@@ -78,18 +79,34 @@ void Reporter::Loop() {
 }
 
 void Reporter::Send(const std::vector<Item>& items) {
-  std::vector<const Item*> completions, failures;
+  std::vector<const Item*> completions, failures, releases;
   for (const Item& item : items) {
-    (item.kind == Kind::kSuccess ? completions : failures).push_back(&item);
+    switch (item.kind) {
+      case Kind::kSuccess:
+        completions.push_back(&item);
+        break;
+      case Kind::kRetry:
+      case Kind::kFail:
+      case Kind::kGiveBack:
+        failures.push_back(&item);
+        break;
+      case Kind::kRelease:
+        releases.push_back(&item);
+        break;
+    }
   }
+  InBatches(completions, [this](const auto& batch) { SendCompletions(batch); });
+  InBatches(failures, [this](const auto& batch) { SendFailures(batch); });
+  InBatches(releases, [this](const auto& batch) { SendReleases(batch); });
+}
+
+void Reporter::InBatches(
+    const std::vector<const Item*>& items,
+    const std::function<void(const std::vector<const Item*>&)>& send) {
   const size_t most = options_->max_report_batch;
-  for (size_t at = 0; at < completions.size(); at += most) {
-    size_t end = std::min(completions.size(), at + most);
-    SendCompletions({completions.begin() + at, completions.begin() + end});
-  }
-  for (size_t at = 0; at < failures.size(); at += most) {
-    size_t end = std::min(failures.size(), at + most);
-    SendFailures({failures.begin() + at, failures.begin() + end});
+  for (size_t at = 0; at < items.size(); at += most) {
+    size_t end = std::min(items.size(), at + most);
+    send({items.begin() + at, items.begin() + end});
   }
 }
 
@@ -120,6 +137,19 @@ void Reporter::SendFailures(const std::vector<const Item*>& items) {
   SendAndTally(items,
                [&](grpc::ClientContext& context, v1::AckResponse& response) {
                  return stub_->Fail(&context, request, &response);
+               });
+}
+
+void Reporter::SendReleases(const std::vector<const Item*>& items) {
+  v1::ReleaseRequest request;
+  for (const Item* item : items) {
+    v1::ReleasedLease* lease = request.add_leases();
+    lease->set_job_id(item->job->context.id());
+    lease->set_lease_token(item->job->token);
+  }
+  SendAndTally(items,
+               [&](grpc::ClientContext& context, v1::AckResponse& response) {
+                 return stub_->Release(&context, request, &response);
                });
 }
 
@@ -179,6 +209,7 @@ void Reporter::Tally(const std::vector<const Item*>& items,
         ++counters_->failed;
         break;
       case Kind::kGiveBack:
+      case Kind::kRelease:
         break;  // counted when given back
     }
   }

@@ -1,6 +1,6 @@
 // Reporter: one thread that tells the broker how attempts ended. Reports
-// queue up while a call is in flight and go together in the next Complete
-// and Fail calls (at most 1,000 items each), retried on UNAVAILABLE,
+// queue up while a call is in flight and go together in the next Complete,
+// Fail and Release calls (at most 1,000 items each), retried on UNAVAILABLE,
 // RESOURCE_EXHAUSTED and DEADLINE_EXCEEDED. After a failure that may have
 // landed (UNAVAILABLE, DEADLINE_EXCEEDED), fairqd answers a repeat of a
 // report it took lately OK; the answer to one it no longer remembers is
@@ -31,7 +31,10 @@ namespace fairq::client::internal {
 
 class Reporter {
  public:
-  enum class Kind { kSuccess, kRetry, kFail, kGiveBack };
+  // kGiveBack: a job whose handler ran, given back as a retryable failure
+  // (its attempt counts). kRelease: one never started, released (it does
+  // not).
+  enum class Kind { kSuccess, kRetry, kFail, kGiveBack, kRelease };
 
   using Reported = std::function<void(const RunningJob* job)>;
 
@@ -40,9 +43,8 @@ class Reporter {
            const WorkerOptions* options, Counters* counters, Reported reported);
   ~Reporter();
 
-  // kGiveBack is reported as a retryable failure. `error` goes as
-  // ErrorText makes it. The job is kept (its address is the heartbeater's
-  // key) until `reported` has run.
+  // `error` goes as ErrorText makes it (kRelease sends none). The job is kept
+  // (its address is the heartbeater's key) until `reported` has run.
   void Report(std::shared_ptr<RunningJob> job, Kind kind,
               std::string_view error, std::chrono::nanoseconds runtime);
 
@@ -56,12 +58,17 @@ class Reporter {
 
   void Loop();
   void Send(const std::vector<Item>& items);
-  // One Complete or Fail call's request, sent with `context`.
+  // One Complete, Fail or Release call's request, sent with `context`.
   using Call = std::function<grpc::Status(grpc::ClientContext& context,
                                           v1::AckResponse& response)>;
 
   void SendCompletions(const std::vector<const Item*>& items);
   void SendFailures(const std::vector<const Item*>& items);
+  void SendReleases(const std::vector<const Item*>& items);
+  // Calls `send` with `items` in batches of at most max_report_batch.
+  void InBatches(
+      const std::vector<const Item*>& items,
+      const std::function<void(const std::vector<const Item*>&)>& send);
   // Makes the call, with retries, and counts its items' results.
   void SendAndTally(const std::vector<const Item*>& items, const Call& call);
   // Counts each item's result; `status` is the call's. `repeated`: an

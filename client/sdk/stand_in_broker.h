@@ -1,18 +1,17 @@
 // StandInBroker (tests only): an in-process fairq.v1.Worker service on a
 // loopback port, for answers a real fairqd gives only under load or not on
-// demand. Complete and Fail are refused with RESOURCE_EXHAUSTED (a full
-// command queue) the first `refusals` times and then taken item by item,
+// demand. Complete, Fail and Release are refused with RESOURCE_EXHAUSTED (a
+// full command queue) the first `refusals` times and then taken item by item,
 // with LoseAnswers(n) the next n taken calls are held unanswered until
 // their client gives up; a job reported again gets the answer of a fairqd
 // that no longer remembers the report (it restarted since): not live, or
-// a stale token for a failure to be retried. Lease answers at once,
-// with the jobs offered (Offer), up to the call's max_jobs (or all of them,
-// with IgnoreMaxJobs), else none;
-// Heartbeat acknowledges (with the lease length set by
-// LeaseLengthOnHeartbeat, if any), or with HoldHeartbeats(n) holds each call
-// until n are in flight together. It keeps what it was sent. With
-// LimitBatch(n) a Complete or Fail of more than n items is refused whole
-// with INVALID_ARGUMENT, as fairqd does past its max_batch.
+// a stale token for a failure to be retried or a release. Lease answers at
+// once, with the jobs offered (Offer), up to the call's max_jobs (or all of
+// them, with IgnoreMaxJobs), else none; Heartbeat acknowledges (with the lease
+// length set by LeaseLengthOnHeartbeat, if any), or with HoldHeartbeats(n)
+// holds each call until n are in flight together. It keeps what it was sent.
+// With LimitBatch(n) a Complete, Fail or Release of more than n items is
+// refused whole with INVALID_ARGUMENT, as fairqd does past its max_batch.
 //
 // Thread-safe: gRPC's threads call the handlers, the test reads.
 #ifndef FAIRQ_CLIENT_SDK_STAND_IN_BROKER_H_
@@ -87,6 +86,22 @@ class StandInBroker final : public v1::Worker::Service {
     return Answer(lock, context);
   }
 
+  grpc::Status Release(grpc::ServerContext* context,
+                       const v1::ReleaseRequest* request,
+                       v1::AckResponse* response) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++acks_;
+    if (refusals_-- > 0) return Refusal();
+    if (request->leases_size() > max_batch_) return TooLarge();
+    for (const v1::ReleasedLease& lease : request->leases()) {
+      if (Take(lease.job_id(), response,
+               grpc::StatusCode::FAILED_PRECONDITION)) {
+        released_.push_back(lease.job_id());
+      }
+    }
+    return Answer(lock, context);
+  }
+
   grpc::Status Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
                      v1::LeaseResponse* response) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -151,14 +166,14 @@ class StandInBroker final : public v1::Worker::Service {
     ignore_max_jobs_ = true;
   }
 
-  // The next `n` Complete or Fail calls are carried out, then held until
-  // their client gives up, as if their answers were lost.
+  // The next `n` Complete, Fail or Release calls are carried out, then held
+  // until their client gives up, as if their answers were lost.
   void LoseAnswers(int n) {
     std::lock_guard<std::mutex> lock(mu_);
     answers_to_lose_ = n;
   }
 
-  // Complete and Fail calls of more than `n` items are refused.
+  // Complete, Fail and Release calls of more than `n` items are refused.
   void LimitBatch(int n) {
     std::lock_guard<std::mutex> lock(mu_);
     max_batch_ = n;
@@ -172,7 +187,7 @@ class StandInBroker final : public v1::Worker::Service {
     hold_until_ = n;
   }
 
-  // Complete and Fail calls so far.
+  // Complete, Fail and Release calls so far.
   int acks() {
     std::lock_guard<std::mutex> lock(mu_);
     return acks_;
@@ -184,6 +199,10 @@ class StandInBroker final : public v1::Worker::Service {
   std::vector<std::string> errors() {
     std::lock_guard<std::mutex> lock(mu_);
     return errors_;
+  }
+  std::vector<uint64_t> released() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return released_;
   }
   // The job of each Heartbeat call so far, in order.
   std::vector<uint64_t> beaten_jobs() {
@@ -283,6 +302,7 @@ class StandInBroker final : public v1::Worker::Service {
   std::vector<uint64_t> taken_;  // jobs whose report was taken
   std::vector<uint64_t> completed_;
   std::vector<std::string> errors_;
+  std::vector<uint64_t> released_;
   std::vector<Clock::time_point> leases_;
   std::vector<Clock::time_point> heartbeats_;
   std::vector<uint64_t> beaten_jobs_;

@@ -146,9 +146,13 @@ class WorkerImpl final : public Worker {
   std::shared_ptr<RunningJob> NextJob();
   void RunJob(const std::shared_ptr<RunningJob>& job);
   // Calls the handler and reports its outcome.
-  void RunHandler(const std::shared_ptr<RunningJob>& job);
+  void RunHandler(const std::shared_ptr<RunningJob>& job,
+                  Clock::time_point start);
   Outcome CallHandler(JobContext& context);
-  void GiveBack(const std::shared_ptr<RunningJob>& job, const std::string& why);
+  // Gives back a job the worker holds and will not report: released if no
+  // slot took it to run, else failed (retryable) with `why`.
+  void GiveBack(const std::shared_ptr<RunningJob>& job,
+                const std::string& why = "");
   // Stops leasing and tells running handlers; safe from any thread.
   void BeginStop();
   // BeginStop, then the joins; never on the worker's own threads.
@@ -335,8 +339,7 @@ size_t WorkerImpl::Hand(const std::vector<v1::LeasedJob>& jobs) {
     // Stop() began while the reply was on its way. (No room cannot happen,
     // as max_jobs was at most room_; it is handled the same way.)
     if (stopping_ || room_ == 0) {
-      GiveBack(job, stopping_ ? "worker stopping: job not started"
-                              : "worker: no free slot for the job");
+      GiveBack(job);
       continue;
     }
     --room_;
@@ -367,9 +370,12 @@ std::shared_ptr<RunningJob> WorkerImpl::NextJob() {
 // found its lease lost ends them, and a give-back's acknowledgement does
 // (the Reporter's `reported`), not before, so its lease holds meanwhile.
 void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
-  // A lease lost while the job waited: the broker has or will hand it to
-  // someone else, so it is not started.
-  if (!job->settled.load()) RunHandler(job);
+  // Marked started before the check, as GiveBack settles before it reads
+  // the mark: a job released as never started is never run. A job settled
+  // while it waited (its lease lost, or given back) is not started.
+  Clock::time_point start = Clock::now();
+  job->started.store(start.time_since_epoch().count());
+  if (!job->settled.load()) RunHandler(job, start);
   {
     std::lock_guard<std::mutex> lock(mu_);
     running_.erase(job);
@@ -379,9 +385,8 @@ void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
   job_done_.notify_all();
 }
 
-void WorkerImpl::RunHandler(const std::shared_ptr<RunningJob>& job) {
-  Clock::time_point start = Clock::now();
-  job->started.store(start.time_since_epoch().count());
+void WorkerImpl::RunHandler(const std::shared_ptr<RunningJob>& job,
+                            Clock::time_point start) {
   Outcome outcome = CallHandler(job->context);
   std::chrono::nanoseconds runtime = Clock::now() - start;
   if (!job->Settle()) return;  // lost, or given back at the stop deadline
@@ -403,18 +408,22 @@ Outcome WorkerImpl::CallHandler(JobContext& context) {
   }
 }
 
-// A job whose handler ran reports the time it has run: it held the slot
-// that long (and its handler may run on), so the tenant is charged for it.
+// A job never started is released: its attempt does not count, so a
+// worker that stops cannot use up a job's attempts. One whose handler ran
+// may have had effects: it is failed, with the time it has run, since it
+// held the slot that long (and its handler may run on).
 void WorkerImpl::GiveBack(const std::shared_ptr<RunningJob>& job,
                           const std::string& why) {
   if (!job->Settle()) return;
   ++counters_.given_back;
   job->context.Cancel();
-  std::chrono::nanoseconds runtime{0};
-  if (Clock::rep started = job->started.load(); started != 0) {
-    runtime = Clock::now() - Clock::time_point(Clock::duration(started));
+  Clock::rep started = job->started.load();
+  if (started == 0) {
+    reporter_->Report(job, Reporter::Kind::kRelease, why, {});
+    return;
   }
-  reporter_->Report(job, Reporter::Kind::kGiveBack, why, runtime);
+  reporter_->Report(job, Reporter::Kind::kGiveBack, why,
+                    Clock::now() - Clock::time_point(Clock::duration(started)));
 }
 
 void WorkerImpl::BeginStop() {
@@ -451,9 +460,7 @@ void WorkerImpl::WaitForHandlers() {
   }
   // Emptied under the lock, so no slot starts one of these.
   // Their beats go on until the give-backs are acknowledged (Reporter).
-  for (const auto& job : ready_) {
-    GiveBack(job, "worker stopping: job not started");
-  }
+  for (const auto& job : ready_) GiveBack(job);
   room_ += static_cast<uint32_t>(ready_.size());
   ready_.clear();
   for (const auto& job : running_) {

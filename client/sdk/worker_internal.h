@@ -40,8 +40,9 @@ struct RunningJob {
   // or by Stop() giving the job back; whoever comes later leaves it alone.
   bool Settle() { return !settled.exchange(true); }
 
-  // The handler's start, on the steady clock's count; 0 before it starts.
-  // Written by the slot, read by Stop() giving the job back at its deadline.
+  // When a slot took the job to run, on the steady clock's count; 0 before.
+  // Written by the slot, read by Stop() giving the job back at its deadline:
+  // 0 there means the handler never runs (WorkerImpl::RunJob).
   std::atomic<std::chrono::steady_clock::rep> started{0};
   JobContext context;
   const uint64_t token;

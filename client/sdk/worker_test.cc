@@ -457,9 +457,10 @@ TEST_F(PrefetchStopTest, StopStillRunsThePrefetchedJob) {
   EXPECT_EQ(worker_->stats().given_back, 0u);
 }
 
-// At stop_timeout, a prefetched job that never got a slot is given back
-// unstarted, alongside the handler that overran. The overrun is charged the
-// time it ran (it held the slot), not 0 as before.
+// At stop_timeout, a prefetched job that never got a slot is released,
+// READY again with its attempt not counted (it was failed, using one up, so
+// a worker that stopped could send a job DEAD), while the handler that
+// overran is failed and charged the time it ran (it held the slot).
 TEST_F(PrefetchStopTest, StopGivesBackAPrefetchedJobLeftAtTheDeadline) {
   std::atomic<int> runs{0};
   ASSERT_NO_FATAL_FAILURE(
@@ -472,10 +473,15 @@ TEST_F(PrefetchStopTest, StopGivesBackAPrefetchedJobLeftAtTheDeadline) {
 
   EXPECT_EQ(runs.load(), 1);
   v1::Job unstarted = Lookup(second_);
-  EXPECT_EQ(unstarted.state(), v1::JOB_STATE_SCHEDULED);
-  EXPECT_NE(unstarted.last_error().find("not started"), std::string::npos)
-      << unstarted.last_error();
-  EXPECT_EQ(Lookup(first_).state(), v1::JOB_STATE_SCHEDULED);
+  EXPECT_EQ(unstarted.state(), v1::JOB_STATE_READY);
+  EXPECT_EQ(unstarted.attempts(), 0u);
+  EXPECT_EQ(unstarted.last_error(), "");
+  v1::Job overran = Lookup(first_);
+  EXPECT_EQ(overran.state(), v1::JOB_STATE_SCHEDULED);
+  EXPECT_EQ(overran.attempts(), 1u);
+  EXPECT_NE(overran.last_error().find("handler still running"),
+            std::string::npos)
+      << overran.last_error();
   EXPECT_EQ(worker_->stats().given_back, 2u);
   EXPECT_GE(WorkerSeconds("t"), 0.2);
 }
@@ -946,8 +952,8 @@ TEST(WorkerHeartbeatTest, BeatsGoOnUntilAGiveBackIsAcknowledged) {
   EXPECT_EQ((*worker)->stats().given_back, 1u);
 }
 
-// A job the worker has no slot for is given back, and beaten until the
-// give-back is acknowledged: here a broker sends two jobs to a worker of
+// A job the worker has no slot for is released, and beaten until the
+// release is acknowledged: here a broker sends two jobs to a worker of
 // one slot and refuses the first four reports (at least 1.2 s of backoff
 // against 300 ms beats). A Lease reply that arrives after Stop() began
 // takes the same path (WorkerImpl::Hand).
@@ -965,14 +971,14 @@ TEST(WorkerHeartbeatTest, AJobWithoutASlotIsBeatenUntilItsGiveBackIsTaken) {
   std::promise<void> release;
   ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
   auto give_up = Clock::now() + kBound;
-  while (broker.errors().empty() && Clock::now() < give_up) {
+  while (broker.released().empty() && Clock::now() < give_up) {
     std::this_thread::sleep_for(milliseconds(10));
   }
   std::vector<uint64_t> beaten = broker.beaten_jobs();
   release.set_value();
   (*worker)->Stop();
-  EXPECT_EQ(broker.errors(),
-            std::vector<std::string>{"worker: no free slot for the job"});
+  EXPECT_EQ(broker.released(), std::vector<uint64_t>{2});
+  EXPECT_EQ(broker.errors(), std::vector<std::string>{});
   EXPECT_GE(std::count(beaten.begin(), beaten.end(), 2u), 1)
       << "the job given back was not beaten while its report was refused";
   EXPECT_EQ((*worker)->stats().given_back, 1u);

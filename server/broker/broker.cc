@@ -112,6 +112,8 @@ void Broker::Handle(Command& command, int64_t now_ms, Turn& turn) {
           HandleComplete(c, now_ms, turn);
         } else if constexpr (std::is_same_v<T, FailCommand>) {
           HandleFail(c, now_ms, turn);
+        } else if constexpr (std::is_same_v<T, ReleaseCommand>) {
+          HandleRelease(c, now_ms, turn);
         } else if constexpr (std::is_same_v<T, GetJobCommand>) {
           HandleGetJob(c, turn);
         } else if constexpr (std::is_same_v<T, CancelJobCommand>) {

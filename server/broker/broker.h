@@ -210,6 +210,7 @@ class Broker {
   void HandleHeartbeat(HeartbeatCommand& c, int64_t now_ms, Turn& turn);
   void HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn);
   void HandleFail(FailCommand& c, int64_t now_ms, Turn& turn);
+  void HandleRelease(ReleaseCommand& c, int64_t now_ms, Turn& turn);
   Status CheckLease(uint64_t job_id, uint64_t token) const;
   // CheckLease for a worker's report, which first adopts the lease of a
   // job READY since the restart (JobMeta::adoptable).
@@ -224,6 +225,9 @@ class Broker {
   // and its worker's count hear of it. The caller then moves the job on.
   void LeaseEnded(uint64_t job_id, const JobMeta& job, double runtime_s,
                   int64_t now_ms);
+  // A leased job that no handler started (undelivered, or released): back
+  // to READY at once, its attempt not counted, the tenant charged nothing.
+  void ReturnUnstarted(uint64_t job_id, int64_t now_ms, Turn& turn);
   // A leased attempt failed or lapsed: retry after backoff, or DEAD.
   void EndAttempt(uint64_t job_id, double runtime_s, const std::string& error,
                   bool retryable, int64_t now_ms, Turn& turn);

@@ -141,6 +141,32 @@ void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
   Reply(turn, std::move(c.done), Status::Ok());
 }
 
+// Released jobs are counted apart from failures: a worker that stops
+// gives back what it prefetched, which says nothing of the jobs.
+void Broker::HandleRelease(ReleaseCommand& c, int64_t now_ms, Turn& turn) {
+  for (const v1::ReleasedLease& lease : c.request->leases()) {
+    Status status;
+    if (TakeReport(lease.job_id(), lease.lease_token(),
+                   TakenReports::Kind::kReleased, now_ms, turn, &status)) {
+      const JobMeta& job = *jobs_.Find(lease.job_id());
+      metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kReleased);
+      ReturnUnstarted(lease.job_id(), now_ms, turn);
+      LogJob(spdlog::level::debug, "lease released", lease.job_id());
+    }
+    SetResult(c.response->add_results(), status);
+  }
+  Reply(turn, std::move(c.done), Status::Ok());
+}
+
+void Broker::ReturnUnstarted(uint64_t job_id, int64_t now_ms, Turn& turn) {
+  JobMeta& job = *jobs_.Find(job_id);
+  ExpectOk(scheduler_->Fail(job_id, 0), "return an unstarted job", job_id);
+  LeaseEnded(job_id, job, 0, now_ms);
+  Leave(job_id, job, turn);
+  --job.attempts;
+  MakeReady(job_id, job, now_ms, turn);
+}
+
 // Null if its job was completed, failed or leased again since: a new lease
 // has a new random token.
 JobMeta* Broker::JobOfLeaseTimer(const Timer& timer) {

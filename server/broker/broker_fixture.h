@@ -211,6 +211,19 @@ class BrokerFixture : public ::testing::Test {
     EXPECT_TRUE(done && done->ok());
     return response.results_size() ? response.results(0).code() : -1;
   }
+  int32_t ReleaseCode(uint64_t job, uint64_t token) {
+    v1::ReleaseRequest request;
+    v1::ReleasedLease* lease = request.add_leases();
+    lease->set_job_id(job);
+    lease->set_lease_token(token);
+    v1::AckResponse response;
+    std::optional<Status> done;
+    Command command =
+        ReleaseCommand{&request, &response, [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    EXPECT_TRUE(done && done->ok());
+    return response.results_size() ? response.results(0).code() : -1;
+  }
   int32_t CompleteCode(uint64_t job, uint64_t token) {
     v1::AckResponse response;
     EXPECT_TRUE(Complete(job, token, &response).ok());

@@ -243,12 +243,7 @@ void Broker::HandleLeaseUndelivered(LeaseUndeliveredCommand& c,
                  now_ms, turn);
       continue;
     }
-    JobMeta& job = *jobs_.Find(job_id);
-    ExpectOk(scheduler_->Fail(job_id, 0), "return an undelivered job", job_id);
-    LeaseEnded(job_id, job, 0, now_ms);
-    Leave(job_id, job, turn);
-    --job.attempts;
-    MakeReady(job_id, job, now_ms, turn);
+    ReturnUnstarted(job_id, now_ms, turn);
     LogJob(spdlog::level::debug, "lease returned undelivered", job_id);
   }
 }

@@ -75,6 +75,7 @@ constexpr int kEnqueued = static_cast<int>(metrics::JobEvent::kEnqueued);
 constexpr int kFailed = static_cast<int>(metrics::JobEvent::kFailed);
 constexpr int kRetried = static_cast<int>(metrics::JobEvent::kRetried);
 constexpr int kDead = static_cast<int>(metrics::JobEvent::kDead);
+constexpr int kReleased = static_cast<int>(metrics::JobEvent::kReleased);
 
 class BrokerMetricsTest : public ::testing::Test {
  protected:
@@ -144,6 +145,15 @@ class BrokerMetricsTest : public ::testing::Test {
     Run(FailCommand{&request, &response, [](const Status&) {}});
   }
 
+  void Release(const v1::LeasedJob& job) {
+    v1::ReleaseRequest request;
+    v1::ReleasedLease* lease = request.add_leases();
+    lease->set_job_id(job.job().id());
+    lease->set_lease_token(job.lease_token());
+    v1::AckResponse response;
+    Run(ReleaseCommand{&request, &response, [](const Status&) {}});
+  }
+
   metrics::BrokerState Snapshot() {
     metrics::BrokerState seen;
     bool done = false;
@@ -207,6 +217,12 @@ TEST_F(BrokerMetricsTest, HooksFollowAJobThroughItsAttempts) {
       ElementsAre("count 0/0 " + std::to_string(kFailed), "ended 0/0 r=20",
                   "count 0/0 " + std::to_string(kRetried)));
   job = Lease();  // the retry, due at once
+  metrics_.Take();
+  Release(job);  // given back unstarted: no attempt used, no time charged
+  EXPECT_THAT(
+      metrics_.Take(),
+      ElementsAre("count 0/0 " + std::to_string(kReleased), "ended 0/0 r=0"));
+  job = Lease();
   metrics_.Take();
   Fail(job, true);  // attempts used up
   EXPECT_THAT(

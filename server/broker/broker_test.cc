@@ -888,6 +888,36 @@ TEST_F(BrokerTest, UndeliveredLeaseReturnsAtOnceWithoutUsingAnAttempt) {
   EXPECT_EQ(again->response.jobs(0).job().attempts(), 1u);
 }
 
+// A worker gives back a job it never started: READY at once, its attempt
+// not counted (so a job on its last attempt is not sent DEAD), through a
+// restart too. A repeat is answered OK; the released token is stale.
+TEST_F(BrokerTest, AReleasedJobIsReadyAtOnceWithoutUsingAnAttempt) {
+  constexpr auto kNotFound = static_cast<int32_t>(StatusCode::kNotFound);
+  constexpr auto kStale = static_cast<int32_t>(StatusCode::kFailedPrecondition);
+  v1::JobSpec spec;
+  spec.set_tenant("a");
+  spec.set_max_attempts(1);
+  uint64_t id = Enqueue(spec);
+  for (int round = 0; round < 2; ++round) {
+    auto lease = Lease();
+    ASSERT_EQ(lease->response.jobs_size(), 1) << "round " << round;
+    EXPECT_EQ(lease->response.jobs(0).job().attempts(), 1u);
+    uint64_t token = lease->response.jobs(0).lease_token();
+    EXPECT_EQ(ReleaseCode(id, token), 0);
+    EXPECT_EQ(ReleaseCode(id, token), 0);  // a repeat
+    EXPECT_EQ(CompleteCode(id, token), kStale);
+    EXPECT_EQ(Stats("a").ready(), 1u);
+    EXPECT_EQ(Stats("a").leased(), 0u);
+    Reopen();
+  }
+  EXPECT_EQ(ReleaseCode(id, 12345), kStale);
+  EXPECT_EQ(ReleaseCode(id + 100, 12345), kNotFound);
+  auto last = Lease();
+  ASSERT_EQ(last->response.jobs_size(), 1);
+  EXPECT_EQ(CompleteCode(id, last->response.jobs(0).lease_token()), 0);
+  EXPECT_EQ(Stats("a").dead(), 0u);
+}
+
 // A Lease answered with an error (its jobs' specs could not be read): the
 // attempt counts, and the job is retried after a backoff, so that a job
 // whose record cannot be read goes DEAD in the end instead of being handed

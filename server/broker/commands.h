@@ -89,6 +89,12 @@ struct FailCommand {
   Done done;
 };
 
+struct ReleaseCommand {
+  const v1::ReleaseRequest* request;  // validated
+  v1::AckResponse* response;
+  Done done;
+};
+
 // The handler read the job record; the dispatcher adds live state.
 struct GetJobCommand {
   v1::Job* job;  // id and spec filled in by the handler
@@ -206,10 +212,10 @@ struct MetricsSnapshotCommand {
 using Command =
     std::variant<EnqueueCommand, LeaseCommand, LeaseCanceledCommand,
                  LeaseUndeliveredCommand, HeartbeatCommand, CompleteCommand,
-                 FailCommand, GetJobCommand, CancelJobCommand, SetTenantCommand,
-                 ReloadCommand, GetTenantCommand, ListTenantsCommand,
-                 PauseTenantCommand, QueueStatsCommand, RequeueDeadCommand,
-                 SyncBarrierCommand, PurgeTenantCommand,
+                 FailCommand, ReleaseCommand, GetJobCommand, CancelJobCommand,
+                 SetTenantCommand, ReloadCommand, GetTenantCommand,
+                 ListTenantsCommand, PauseTenantCommand, QueueStatsCommand,
+                 RequeueDeadCommand, SyncBarrierCommand, PurgeTenantCommand,
                  MetricsSnapshotCommand>;
 
 // Runs a command's `done` with `status` (for commands that carry one).

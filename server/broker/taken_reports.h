@@ -1,5 +1,5 @@
-// TakenReports: the reports (Complete, or Fail) the broker took lately, by
-// job and lease token, so that an exact repeat -- a worker that lost the
+// TakenReports: the reports (Complete, Fail or Release) the broker took lately,
+// by job and lease token, so that an exact repeat -- a worker that lost the
 // answer and sent the call again -- is answered as the first was, not as a
 // stale lease. Memory only, a fixed table indexed by job id: a report is
 // remembered until the job's next report, or one of a job whose id is a
@@ -25,7 +25,7 @@ namespace fairq::server {
 
 class TakenReports {
  public:
-  enum class Kind : uint8_t { kCompleted = 0, kFailed = 1 };
+  enum class Kind : uint8_t { kCompleted = 0, kFailed = 1, kReleased = 2 };
 
   // `slots` is rounded up to a power of two.
   explicit TakenReports(size_t slots) : slots_(std::bit_ceil(slots)) {}
@@ -43,10 +43,10 @@ class TakenReports {
   }
 
  private:
-  // Job ids stay far below 2^63, so the kind fits in the low bit: 16-byte
-  // slots.
+  // Job ids stay far below 2^62, so the kind fits in the low two bits:
+  // 16-byte slots.
   static uint64_t Tag(uint64_t job_id, Kind kind) {
-    return job_id << 1 | static_cast<uint64_t>(kind);
+    return job_id << 2 | static_cast<uint64_t>(kind);
   }
   struct Slot {
     uint64_t tag = 0;

@@ -13,11 +13,24 @@ TEST(TakenReportsTest, KnowsOnlyTheExactReport) {
   EXPECT_TRUE(taken.Contains(1, 100, Kind::kCompleted));
   EXPECT_FALSE(taken.Contains(1, 101, Kind::kCompleted));  // another lease
   EXPECT_FALSE(taken.Contains(1, 100, Kind::kFailed));     // another outcome
+  EXPECT_FALSE(taken.Contains(1, 100, Kind::kReleased));   // another outcome
   EXPECT_FALSE(taken.Contains(5, 100, Kind::kCompleted));  // same slot
   EXPECT_FALSE(taken.Contains(2, 0, Kind::kCompleted));    // an empty slot
   // Job 0, token 0: never taken, but a client may send it.
   EXPECT_FALSE(taken.Contains(0, 0, Kind::kCompleted));
   EXPECT_FALSE(taken.Contains(0, 0, Kind::kFailed));
+}
+
+// The kind sits in the tag beside the job id: in a shared slot, no kind of
+// one job reads as another kind of its neighbour (two bits, not one).
+TEST(TakenReportsTest, KindsOfNeighbouringJobsStayApart) {
+  TakenReports taken(1);  // every job in one slot
+  taken.Add(2, 100, Kind::kReleased);
+  EXPECT_TRUE(taken.Contains(2, 100, Kind::kReleased));
+  EXPECT_FALSE(taken.Contains(3, 100, Kind::kCompleted));
+  taken.Add(2, 100, Kind::kFailed);
+  EXPECT_FALSE(taken.Contains(3, 100, Kind::kCompleted));
+  EXPECT_FALSE(taken.Contains(2, 100, Kind::kReleased));
 }
 
 TEST(TakenReportsTest, RoundsItsSizeUpToAPowerOfTwo) {

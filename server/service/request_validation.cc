@@ -314,4 +314,10 @@ Status ValidateFail(const v1::FailRequest& request,
   return Status::Ok();
 }
 
+// Items carry nothing to check: a wrong id or token gets its own result.
+Status ValidateRelease(const v1::ReleaseRequest& request,
+                       const RequestLimits& limits) {
+  return ValidateBatchSize(request.leases_size(), limits, "leases");
+}
+
 }  // namespace fairq::server

@@ -54,6 +54,8 @@ inline constexpr int kMaxWorkerPools = 64;
                                       const RequestLimits& limits);
 [[nodiscard]] Status ValidateFail(const v1::FailRequest& request,
                                   const RequestLimits& limits);
+[[nodiscard]] Status ValidateRelease(const v1::ReleaseRequest& request,
+                                     const RequestLimits& limits);
 
 }  // namespace fairq::server
 

@@ -36,19 +36,31 @@ void WorkerService::Heartbeat(Call& call, const v1::HeartbeatRequest* request,
       HeartbeatCommand{request, response, FinishLater(call)});
 }
 
-void WorkerService::Complete(Call& call, const v1::CompleteRequest* request,
-                             v1::AckResponse* response) {
-  Status valid = ValidateComplete(*request, context_.limits);
+template <class ReportCommand, class Request>
+void WorkerService::PostReport(Call& call, const Status& valid,
+                               const Request* request,
+                               v1::AckResponse* response) {
   if (!valid.ok()) return FinishNow(call, valid);
   context_.dispatcher->Post(
-      CompleteCommand{request, response, FinishLater(call)});
+      ReportCommand{request, response, FinishLater(call)});
+}
+
+void WorkerService::Complete(Call& call, const v1::CompleteRequest* request,
+                             v1::AckResponse* response) {
+  PostReport<CompleteCommand>(call, ValidateComplete(*request, context_.limits),
+                              request, response);
 }
 
 void WorkerService::Fail(Call& call, const v1::FailRequest* request,
                          v1::AckResponse* response) {
-  Status valid = ValidateFail(*request, context_.limits);
-  if (!valid.ok()) return FinishNow(call, valid);
-  context_.dispatcher->Post(FailCommand{request, response, FinishLater(call)});
+  PostReport<FailCommand>(call, ValidateFail(*request, context_.limits),
+                          request, response);
+}
+
+void WorkerService::Release(Call& call, const v1::ReleaseRequest* request,
+                            v1::AckResponse* response) {
+  PostReport<ReleaseCommand>(call, ValidateRelease(*request, context_.limits),
+                             request, response);
 }
 
 void WorkerService::ServeOn(CallLoop& loop) {
@@ -60,6 +72,8 @@ void WorkerService::ServeOn(CallLoop& loop) {
   loop.Serve(&async_, &Async::RequestComplete,
              Bind(this, &WorkerService::Complete));
   loop.Serve(&async_, &Async::RequestFail, Bind(this, &WorkerService::Fail));
+  loop.Serve(&async_, &Async::RequestRelease,
+             Bind(this, &WorkerService::Release));
 }
 
 }  // namespace fairq::server

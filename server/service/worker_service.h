@@ -30,6 +30,13 @@ class WorkerService final {
                 v1::AckResponse* response);
   void Fail(Call& call, const v1::FailRequest* request,
             v1::AckResponse* response);
+  void Release(Call& call, const v1::ReleaseRequest* request,
+               v1::AckResponse* response);
+  // A report (Complete, Fail, Release) checked as `valid`: refused at once,
+  // or carried out by the dispatcher.
+  template <class ReportCommand, class Request>
+  void PostReport(Call& call, const Status& valid, const Request* request,
+                  v1::AckResponse* response);
 
   const ServiceContext context_;
   v1::Worker::AsyncService async_;

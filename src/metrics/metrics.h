@@ -27,8 +27,9 @@ enum class JobEvent : uint8_t {
   kLeaseExpired,  // a lease lapsed without an answer
   kCanceled,      // a queued job was canceled or purged
   kDead,          // a job moved to DEAD
+  kReleased,      // a worker gave back a leased job it never started
 };
-inline constexpr size_t kJobEventCount = 7;
+inline constexpr size_t kJobEventCount = 8;
 
 // Why an enqueue was refused (fairq_admission_rejections_total's reason).
 enum class Rejection : uint8_t {

@@ -40,7 +40,7 @@ constexpr int kWaitWindowBuckets = 2;
 
 constexpr std::array<const char*, kJobEventCount> kJobEventNames = {
     "enqueued",      "completed", "failed", "retried",
-    "lease_expired", "canceled",  "dead"};
+    "lease_expired", "canceled",  "dead",   "released"};
 constexpr std::array<const char*, kJobEventCount> kJobEventHelp = {
     "Jobs accepted by Enqueue or EnqueueBatch.",
     "Leased attempts that completed.",
@@ -48,7 +48,8 @@ constexpr std::array<const char*, kJobEventCount> kJobEventHelp = {
     "Failed or lapsed attempts that will be retried.",
     "Leases that lapsed without an answer.",
     "Queued jobs canceled or purged.",
-    "Jobs moved to DEAD."};
+    "Jobs moved to DEAD.",
+    "Leased jobs a worker gave back unstarted (Release)."};
 constexpr std::array<const char*, kSpecSourceCount> kSpecSourceNames = {
     "enqueue_cache", "read_ahead", "store"};
 constexpr std::array<const char*, kRejectionCount> kRejectionNames = {

@@ -390,6 +390,20 @@ TEST_F(BadInputTest, AcksAreChecked) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("failures[0].runtime"));
 
+  v1::ReleaseRequest release;
+  status = Call(*worker_, &v1::Worker::Stub::Release, release, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("leases"));
+  for (int i = 0; i < 5; ++i) release.add_leases()->set_job_id(424242);
+  status = Call(*worker_, &v1::Worker::Stub::Release, release, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << "5 leases with max_batch 4";
+  release.mutable_leases()->DeleteSubrange(1, 4);
+  status = Call(*worker_, &v1::Worker::Stub::Release, release, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.results_size(), 1);
+  EXPECT_EQ(response.results(0).code(), grpc::StatusCode::NOT_FOUND);
+
   // Well-formed acks for jobs that do not exist: per-item NOT_FOUND.
   v1::AckResult result;
   ASSERT_TRUE(Complete(*worker_, 424242, 1, &result).ok());

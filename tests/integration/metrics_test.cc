@@ -191,6 +191,21 @@ TEST_F(MetricsTest, CountersEqualTheOperationsDone) {
       Complete(*worker_, again.job().id(), again.lease_token(), &result, 10)
           .ok());
   EXPECT_EQ(result.code(), 0) << result.message();
+  // Released unstarted (no attempt, no time charged), then completed (0.01).
+  MustEnqueue(Spec("ops"));
+  v1::LeasedJob e = MustLease();
+  v1::ReleaseRequest release;
+  release.add_leases()->set_job_id(e.job().id());
+  release.mutable_leases(0)->set_lease_token(e.lease_token());
+  v1::AckResponse released;
+  ASSERT_TRUE(
+      Call(*worker_, &v1::Worker::Stub::Release, release, &released).ok());
+  ASSERT_EQ(released.results_size(), 1);
+  EXPECT_EQ(released.results(0).code(), 0) << released.results(0).message();
+  e = MustLease();
+  EXPECT_EQ(e.job().attempts(), 1u);
+  ASSERT_TRUE(
+      Complete(*worker_, e.job().id(), e.lease_token(), &result, 10).ok());
   // Admission: the second job of "quota" is over its max_queued of 1.
   MustEnqueue(Spec("quota"));
   EXPECT_EQ(Enqueue(*producer_, Spec("quota")).error_code(),
@@ -200,16 +215,17 @@ TEST_F(MetricsTest, CountersEqualTheOperationsDone) {
   auto counter = [&](const char* event) {
     return Value(s, TP(std::string("fairq_jobs_") + event + "_total", "ops"));
   };
-  EXPECT_EQ(counter("enqueued"), 4) << text_;
-  EXPECT_EQ(counter("dispatched"), 5);
-  EXPECT_EQ(counter("completed"), 2);
+  EXPECT_EQ(counter("enqueued"), 5) << text_;
+  EXPECT_EQ(counter("dispatched"), 7);
+  EXPECT_EQ(counter("completed"), 3);
   EXPECT_EQ(counter("failed"), 2);
   EXPECT_EQ(counter("retried"), 2);
   EXPECT_EQ(counter("lease_expired"), 1);
   EXPECT_EQ(counter("canceled"), 1);
   EXPECT_EQ(counter("dead"), 1);
+  EXPECT_EQ(counter("released"), 1);
   EXPECT_NEAR(Value(s, TP("fairq_worker_seconds_total", "ops")),
-              1.5 + 0.01 + 0.01 + 1 + 0.01, 1e-6);
+              1.5 + 0.01 + 0.01 + 1 + 0.01 + 0.01, 1e-6);
   EXPECT_EQ(Value(s, TP("fairq_jobs", "ops", {{"state", "dead"}})), 1);
   EXPECT_EQ(Value(s, TP("fairq_jobs", "ops", {{"state", "ready"}})), 0);
   EXPECT_EQ(
@@ -224,11 +240,12 @@ TEST_F(MetricsTest, CountersEqualTheOperationsDone) {
             {{"method", std::string("fairq.v1.") + method}, {"code", code}}),
         0);
   };
-  EXPECT_EQ(rpcs("Producer/Enqueue", "OK"), 5);
+  EXPECT_EQ(rpcs("Producer/Enqueue", "OK"), 6);
   EXPECT_EQ(rpcs("Producer/Enqueue", "RESOURCE_EXHAUSTED"), 1);
   EXPECT_EQ(rpcs("Producer/CancelJob", "OK"), 1);
-  EXPECT_EQ(rpcs("Worker/Lease", "OK"), 5);
-  EXPECT_EQ(rpcs("Worker/Complete", "OK"), 3);
+  EXPECT_EQ(rpcs("Worker/Lease", "OK"), 7);
+  EXPECT_EQ(rpcs("Worker/Complete", "OK"), 4);
+  EXPECT_EQ(rpcs("Worker/Release", "OK"), 1);
   EXPECT_EQ(Value(s, "fairq_repeated_reports_total"), 1);
   EXPECT_EQ(rpcs("Worker/Fail", "OK"), 2);
   EXPECT_EQ(Value(s, Key("fairq_workers", {{"pool", "default"}})), 1);

@@ -92,8 +92,8 @@ struct WorkerStats {
 // thread extends the lease of each job the worker holds every
 // heartbeat_interval (the calls of different jobs in flight at once) and
 // passes the yield flag on; one report thread sends
-// outcomes, batching the Complete and Fail items of jobs that finish while
-// a previous report is in flight.
+// outcomes, batching the Complete, Fail and Release items of jobs that
+// finish while a previous report is in flight.
 //
 // Stop(): cancels the pending long poll (jobs the broker granted to it go
 // back to READY without using an attempt; only if its reply is already on
@@ -105,10 +105,10 @@ struct WorkerStats {
 // back with Fail(retryable) and see Cancelled(); Stop() still waits for
 // them to return, since their threads cannot be abandoned. Prefetched jobs
 // not started by then, and a job whose lease reply arrived after Stop()
-// began, are given back unstarted with Fail(retryable) too: the attempt
-// counts and the job waits its backoff (as a message returned to SQS or to
-// a RabbitMQ quorum queue counts as a delivery). Reports still queued are
-// sent before Stop() returns.
+// began, are released (Worker.Release): READY again at once, the attempt
+// not counted, as beanstalkd's `release` does, so stopping workers cannot
+// use up a job's attempts. Reports still queued are sent before Stop()
+// returns.
 class Worker {
  public:
   // Connects (lazily) to `address` ("host:port", plaintext).
