@@ -115,6 +115,17 @@ TEST_F(FairqctlTest, StatsShowsDepthPerTenant) {
   // Zeros are printed, not left out: scripts read the keys they expect.
   EXPECT_NE(stats.output.find("\"leased\":\"0\""), std::string::npos)
       << stats.output;
+  // Before any lease, the wait and age are there as zeros too.
+  EXPECT_NE(stats.output.find("\"wait_p99\":\"0s\""), std::string::npos)
+      << stats.output;
+  EXPECT_NE(stats.output.find("\"oldest_ready_age\":\""), std::string::npos);
+  EXPECT_NE(stats.output.find("\"share\":0"), std::string::npos);
+  Result table = Run("stats");
+  for (const char* column :
+       {"READY", "LEASED", "WAIT P99 S", "OLDEST S", "SHARE"}) {
+    EXPECT_NE(table.output.find(column), std::string::npos) << column << " in\n"
+                                                            << table.output;
+  }
   EXPECT_NE(Run("stats --tenant beta").output.find("beta"), std::string::npos);
   // Output that cannot be written (a full disk) is a failure, not a success.
   EXPECT_EQ(Run("stats --json >/dev/full").exit_code, 1);
@@ -141,10 +152,37 @@ TEST_F(FairqctlTest, ErrorsAreInPlainWordsWithNonZeroExit) {
   EXPECT_NE(bad.output.find("refused as invalid"), std::string::npos);
   Result label = Run("enqueue --tenant acme --label nokey");
   EXPECT_EQ(label.exit_code, 2);
-  EXPECT_NE(Run("resume nobody").output.find("unknown tenant"), std::string::npos);
+  for (const char* command :
+       {"resume nobody", "pause nobody", "tenants get nobody"}) {
+    Result unknown = Run(command);
+    EXPECT_EQ(unknown.exit_code, 1) << command;
+    EXPECT_NE(unknown.output.find("NOT_FOUND: tenant: unknown tenant"),
+              std::string::npos)
+        << command << ": " << unknown.output;
+  }
+  Result cancel = Run("cancel 999");
+  EXPECT_EQ(cancel.exit_code, 1);
+  EXPECT_NE(cancel.output.find("NOT_FOUND: job: no job 999"), std::string::npos)
+      << cancel.output;
   Result cap = Run("tenants set acme --cap 150%");
   EXPECT_EQ(cap.exit_code, 2);
   EXPECT_NE(cap.output.find("--cap"), std::string::npos) << cap.output;
+}
+
+// Without --server, FAIRQ_SERVER names the broker; --server still wins.
+TEST_F(FairqctlTest, ServerAddressFromTheEnvironment) {
+  const std::string env =
+      "FAIRQ_SERVER=127.0.0.1:" + std::to_string(fairqd_.port()) + " ";
+  const std::string fairqctl = std::string(FAIRQCTL_PATH) + " ";
+  Result enqueued = testing::RunCommand(
+      env + fairqctl + "enqueue --tenant acme --timeout 10 2>&1");
+  ASSERT_EQ(enqueued.exit_code, 0) << enqueued.output;
+  EXPECT_EQ(enqueued.output, "job 1\n");
+  EXPECT_EQ(Run("get 1").exit_code, 0);
+  Result overridden = testing::RunCommand(
+      "FAIRQ_SERVER=127.0.0.1:1 " + fairqctl + "get 1 --server 127.0.0.1:" +
+      std::to_string(fairqd_.port()) + " --timeout 10 2>&1");
+  EXPECT_EQ(overridden.exit_code, 0) << overridden.output;
 }
 
 // Strings the broker's parser would refuse as INTERNAL, naming no field,

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <vector>
 
 #include "client/sdk/grpc_util.h"
@@ -22,14 +23,21 @@ TEST(BackoffTest, DoublesUpToTheCapWithoutJitter) {
   EXPECT_EQ(backoff.Next(), milliseconds(100));
 }
 
-TEST(BackoffTest, JitterStaysWithinItsBounds) {
+// Within +-20%, and spread over that range: clients that failed together
+// must not come back together. (Uniform draws: 200 of them all missing the
+// lowest or highest quarter of the range has odds of about 1e-25.)
+TEST(BackoffTest, JitterSpreadsDelaysWithinItsBounds) {
   RetryOptions options{10, milliseconds(1000), milliseconds(1000), 0.2};
   Backoff backoff(options);
+  std::set<milliseconds> seen;
   for (int i = 0; i < 200; ++i) {
     milliseconds delay = backoff.Next();
     EXPECT_GE(delay, milliseconds(800));
     EXPECT_LE(delay, milliseconds(1200));
+    seen.insert(delay);
   }
+  EXPECT_LT(*seen.begin(), milliseconds(900));
+  EXPECT_GT(*seen.rbegin(), milliseconds(1100));
 }
 
 // Attempts made at a call that always fails with `code`, within 3.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <map>
 #include <mutex>
@@ -208,6 +209,60 @@ TEST_F(WorkerTest, OutcomesMapToCompleteAndFail) {
   EXPECT_EQ(stats.retried, 2u);
   EXPECT_EQ(stats.failed, 1u);
   EXPECT_EQ(stats.report_errors, 0u);
+  EXPECT_EQ(errors(), "");
+}
+
+// Two slots over two pools: both handlers run at once (each waits for the
+// other), and each report carries the handler's measured runtime, which
+// fairqd charges the tenant: at least the 0.2 s each ran after meeting.
+TEST_F(WorkerTest, SlotsOverPoolsRunTogetherAndReportTheirRuntime) {
+  JobSpec in_a = Job("t", "ok");
+  in_a.pool = "a";
+  JobSpec in_b = Job("t", "fail");
+  in_b.pool = "b";
+  uint64_t done = MustEnqueue(in_a);
+  uint64_t failed = MustEnqueue(in_b);
+  WorkerOptions options;
+  options.slots = 2;
+  options.pools = {"a", "b"};
+  auto worker = MakeWorker(options);
+  ASSERT_NE(worker, nullptr);
+  std::mutex mu;
+  std::condition_variable met;
+  int running = 0;
+  std::atomic<int> together{0};
+  std::promise<void> both_ran;
+  Clock::time_point started = Clock::now();
+  ASSERT_TRUE(
+      worker
+          ->Start([&](JobContext& job) {
+            {
+              std::unique_lock<std::mutex> lock(mu);
+              ++running;
+              met.notify_all();
+              if (met.wait_for(lock, kBound, [&] { return running == 2; })) {
+                ++together;
+              }
+            }
+            std::this_thread::sleep_for(milliseconds(200));
+            if (together.load() == 2 && job.payload() == "ok") {
+              both_ran.set_value();
+            }
+            return job.payload() == "ok" ? Outcome::Success()
+                                         : Outcome::Fail("no");
+          })
+          .ok());
+  std::future<void> ran = both_ran.get_future();
+  ASSERT_TRUE(Arrives(ran)) << together.load() << " handlers met";
+  worker->Stop();
+  double elapsed =
+      std::chrono::duration<double>(Clock::now() - started).count();
+
+  EXPECT_EQ(Lookup(done).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(Lookup(failed).state(), v1::JOB_STATE_DEAD);
+  double charged = WorkerSeconds("t");
+  EXPECT_GE(charged, 0.4);
+  EXPECT_LE(charged, 2 * elapsed);
   EXPECT_EQ(errors(), "");
 }
 

@@ -95,15 +95,15 @@ void Broker::HandleQueueStats(QueueStatsCommand& c, int64_t now_ms,
     out->set_scheduled(depth.scheduled);
     out->set_leased(depth.leased);
     out->set_dead(depth.dead);
+    // Zeros are set, not left out, so that JSON readers find every key.
+    int64_t age_ms = 0;
     if (stats.oldest_ready_at) {
-      auto age = now_ms - static_cast<int64_t>(*stats.oldest_ready_at * 1000);
-      *out->mutable_oldest_ready_age() =
-          TimeUtil::MillisecondsToDuration(std::max<int64_t>(0, age));
+      age_ms = std::max<int64_t>(
+          0, now_ms - static_cast<int64_t>(*stats.oldest_ready_at * 1000));
     }
-    if (depth.waits) {
-      *out->mutable_wait_p99() =
-          TimeUtil::MillisecondsToDuration(depth.waits->Percentile(0.99));
-    }
+    *out->mutable_oldest_ready_age() = TimeUtil::MillisecondsToDuration(age_ms);
+    *out->mutable_wait_p99() = TimeUtil::MillisecondsToDuration(
+        depth.waits ? depth.waits->Percentile(0.99) : 0);
     out->set_worker_seconds(stats.worker_seconds);
     out->set_share(pool_seconds[p] > 0 ? stats.worker_seconds / pool_seconds[p]
                                        : 0);
