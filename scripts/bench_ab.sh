@@ -10,6 +10,8 @@
 # A's): give the same fairqd twice to compare two load generators.
 # FAIRQ_CONFIG_B, if set, is the config for B's runs (CONFIG for A's): give
 # the same fairqd twice to compare two settings.
+# FAIRQ_ARGS_B, if set, is the scenario and flags for B's runs: give the
+# same fairqd twice to set a measurement beside a control (an A/A run).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rounds=$1 args=$2 a=$3 b=$4 cfg=${5:-$root/config/fairqd.yaml}
@@ -17,6 +19,8 @@ bench_a=${FAIRQ_BENCH:-$root/build/client/bench/fairq-bench}
 bench_b=${FAIRQ_BENCH_B:-$bench_a}
 cfg_a=$cfg
 cfg_b=${FAIRQ_CONFIG_B:-$cfg}
+args_a=$args
+args_b=${FAIRQ_ARGS_B:-$args}
 metrics=""
 [ "${FAIRQ_AB_METRICS:-0}" = 1 ] && metrics="127.0.0.1:0"
 # shellcheck source=scripts/fairqd_daemon.sh
@@ -29,9 +33,9 @@ for r in $(seq 1 "$rounds"); do
   [ $((r % 2)) = 0 ] && order="b a"
   for side in $order; do
     if [ "$side" = a ]; then
-      fairqd=$a bench=$bench_a cfg=$cfg_a
+      fairqd=$a bench=$bench_a cfg=$cfg_a args=$args_a
     else
-      fairqd=$b bench=$bench_b cfg=$cfg_b
+      fairqd=$b bench=$bench_b cfg=$cfg_b args=$args_b
     fi
     fresh_daemon
     # shellcheck disable=SC2086  # args holds the scenario and its flags

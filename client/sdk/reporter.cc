@@ -140,24 +140,44 @@ void Reporter::SendFailures(const std::vector<const Item*>& items) {
                });
 }
 
+// A broker older than Release answers UNIMPLEMENTED: its jobs then go back
+// as retryable failures, their attempts counted, as they did before it had
+// Release, rather than lapse with their attempts counted all the same.
 void Reporter::SendReleases(const std::vector<const Item*>& items) {
-  v1::ReleaseRequest request;
-  for (const Item* item : items) {
-    v1::ReleasedLease* lease = request.add_leases();
-    lease->set_job_id(item->job->context.id());
-    lease->set_lease_token(item->job->token);
+  if (broker_has_release_) {
+    v1::ReleaseRequest request;
+    for (const Item* item : items) {
+      v1::ReleasedLease* lease = request.add_leases();
+      lease->set_job_id(item->job->context.id());
+      lease->set_lease_token(item->job->token);
+    }
+    v1::AckResponse response;
+    bool repeated = false;
+    Status status = Send(
+        [&](grpc::ClientContext& context, v1::AckResponse& answer) {
+          return stub_->Release(&context, request, &answer);
+        },
+        response, repeated);
+    if (status.code() != Code::kUnimplemented) {
+      Tally(items, status, response, repeated);
+      return;
+    }
+    broker_has_release_ = false;
   }
-  SendAndTally(items,
-               [&](grpc::ClientContext& context, v1::AckResponse& response) {
-                 return stub_->Release(&context, request, &response);
-               });
+  SendFailures(items);
 }
 
 void Reporter::SendAndTally(const std::vector<const Item*>& items,
                             const Call& call) {
   v1::AckResponse response;
   bool repeated = false;
-  Status status = WithRetry(
+  Status status = Send(call, response, repeated);
+  Tally(items, status, response, repeated);
+}
+
+Status Reporter::Send(const Call& call, v1::AckResponse& response,
+                      bool& repeated) {
+  return WithRetry(
       [&] {
         grpc::ClientContext context;
         // A broker that restarts is waited for, as heartbeats and Lease
@@ -169,7 +189,6 @@ void Reporter::SendAndTally(const std::vector<const Item*>& items,
         return FromGrpc(call(context, response), context);
       },
       repeated);
-  Tally(items, status, response, repeated);
 }
 
 void Reporter::Tally(const std::vector<const Item*>& items,

@@ -43,7 +43,8 @@ class Reporter {
            const WorkerOptions* options, Counters* counters, Reported reported);
   ~Reporter();
 
-  // `error` goes as ErrorText makes it (kRelease sends none). The job is kept
+  // `error` goes as ErrorText makes it; a kRelease's only if the broker
+  // has no Release, when the job is failed (retryable) instead. The job is kept
   // (its address is the heartbeater's key) until `reported` has run.
   void Report(std::shared_ptr<RunningJob> job, Kind kind,
               std::string_view error, std::chrono::nanoseconds runtime);
@@ -71,6 +72,8 @@ class Reporter {
       const std::function<void(const std::vector<const Item*>&)>& send);
   // Makes the call, with retries, and counts its items' results.
   void SendAndTally(const std::vector<const Item*>& items, const Call& call);
+  // Makes the call, with retries, into `response`; `repeated` as WithRetry.
+  Status Send(const Call& call, v1::AckResponse& response, bool& repeated);
   // Counts each item's result; `status` is the call's. `repeated`: an
   // earlier attempt of the call may have landed.
   void Tally(const std::vector<const Item*>& items, const Status& status,
@@ -84,6 +87,8 @@ class Reporter {
   const WorkerOptions* const options_;
   Counters* const counters_;
   const Reported reported_;
+
+  bool broker_has_release_ = true;  // reporter thread only
 
   std::mutex mu_;
   std::condition_variable queued_;

@@ -90,6 +90,9 @@ class StandInBroker final : public v1::Worker::Service {
                        const v1::ReleaseRequest* request,
                        v1::AckResponse* response) override {
     std::unique_lock<std::mutex> lock(mu_);
+    if (without_release_) {
+      return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no Release");
+    }
     ++acks_;
     if (refusals_-- > 0) return Refusal();
     if (request->leases_size() > max_batch_) return TooLarge();
@@ -157,6 +160,12 @@ class StandInBroker final : public v1::Worker::Service {
   void Offer(v1::LeasedJob job) {
     std::lock_guard<std::mutex> lock(mu_);
     offered_.push_back(std::move(job));
+  }
+
+  // Release answers UNIMPLEMENTED, as a fairqd from before it had Release.
+  void WithoutRelease() {
+    std::lock_guard<std::mutex> lock(mu_);
+    without_release_ = true;
   }
 
   // Lease calls hand out every job offered, whatever their max_jobs, as a
@@ -308,6 +317,7 @@ class StandInBroker final : public v1::Worker::Service {
   std::vector<uint64_t> beaten_jobs_;
   std::deque<v1::LeasedJob> offered_;
   bool ignore_max_jobs_ = false;
+  bool without_release_ = false;
   int hold_until_ = 0;
   int beats_in_flight_ = 0;
   uint64_t release_round_ = 0;  // advances when held heartbeats go

@@ -371,8 +371,10 @@ std::shared_ptr<RunningJob> WorkerImpl::NextJob() {
 // (the Reporter's `reported`), not before, so its lease holds meanwhile.
 void WorkerImpl::RunJob(const std::shared_ptr<RunningJob>& job) {
   // Marked started before the check, as GiveBack settles before it reads
-  // the mark: a job released as never started is never run. A job settled
-  // while it waited (its lease lost, or given back) is not started.
+  // the mark: a job released as never started is never run. (Both may see
+  // the other's write; then the job is not run but failed, not released,
+  // which costs an attempt and nothing else.) A job settled while it
+  // waited (its lease lost, or given back) is not started.
   Clock::time_point start = Clock::now();
   job->started.store(start.time_since_epoch().count());
   if (!job->settled.load()) RunHandler(job, start);
@@ -419,7 +421,8 @@ void WorkerImpl::GiveBack(const std::shared_ptr<RunningJob>& job,
   job->context.Cancel();
   Clock::rep started = job->started.load();
   if (started == 0) {
-    reporter_->Report(job, Reporter::Kind::kRelease, why, {});
+    reporter_->Report(job, Reporter::Kind::kRelease,
+                      "worker: job given back unstarted", {});
     return;
   }
   reporter_->Report(job, Reporter::Kind::kGiveBack, why,

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "google/protobuf/util/time_util.h"
@@ -717,20 +718,20 @@ TEST_F(BrokerTest, WithADeepBacklogNewJobsAreNotCachedAtEnqueue) {
 
 // Leases answered before their batch was applied, then a process crash:
 // the store never saw them, but their workers hold them. A worker's first
-// report after the restart (Heartbeat, Complete or Fail) adopts its lease
-// instead of running the job a second time.
+// report after the restart (Heartbeat, Complete, Fail or Release) adopts
+// its lease instead of running the job a second time.
 TEST_F(BrokerTest, ALeaseLostBeforeItsWriteIsAdoptedByItsWorkerAfterARestart) {
   const auto stale = static_cast<int32_t>(StatusCode::kFailedPrecondition);
   std::vector<uint64_t> ids;
   std::vector<uint64_t> tokens;
-  for (int i = 0; i < 4; ++i) ids.push_back(Enqueue("a"));
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) ids.push_back(Enqueue("a"));
+  for (int i = 0; i < 5; ++i) {
     v1::LeaseResponse answered = LeaseNotWritten();
     ASSERT_EQ(answered.jobs_size(), 1);
     tokens.push_back(answered.jobs(0).lease_token());
   }
   Reopen();
-  EXPECT_EQ(Stats("a").ready(), 4u);
+  EXPECT_EQ(Stats("a").ready(), 5u);
 
   EXPECT_EQ(CompleteCode(ids[0], tokens[0]), 0);
   EXPECT_EQ(Heartbeat(ids[1], tokens[1]).code(), StatusCode::kOk);
@@ -738,7 +739,9 @@ TEST_F(BrokerTest, ALeaseLostBeforeItsWriteIsAdoptedByItsWorkerAfterARestart) {
   EXPECT_EQ(CompleteCode(ids[1], tokens[1]), 0);  // now a lease like others
   EXPECT_EQ(FailCode(ids[2], tokens[2]), 0);
   EXPECT_EQ(Stats("a").scheduled(), 1u);  // a retry, after its backoff
-  EXPECT_EQ(Stats("a").ready(), 1u);
+  EXPECT_EQ(ReleaseCode(ids[4], tokens[4]), 0);  // READY, behind ids[3]
+  EXPECT_EQ(ReleaseCode(ids[4], tokens[4]), 0);  // a repeat
+  EXPECT_EQ(Stats("a").ready(), 2u);
   // Leased again after the restart: the old token is stale, as always.
   auto again = Lease();
   ASSERT_EQ(again->response.jobs_size(), 1);
@@ -753,6 +756,17 @@ TEST_F(BrokerTest, ALeaseLostBeforeItsWriteIsAdoptedByItsWorkerAfterARestart) {
   EXPECT_EQ(CompleteCode(ids[3], tokens[3]), stale);
   // Nor is a job enqueued since the restart.
   EXPECT_EQ(CompleteCode(Enqueue("a"), 7), stale);
+  // The released job, after another restart: not adoptable (it has an
+  // entry of its own), and its released attempt still not counted.
+  Reopen();
+  EXPECT_EQ(ReleaseCode(ids[4], tokens[4]), stale);
+  auto all = Lease(/*wait_ms=*/0, /*max_jobs=*/3);
+  ASSERT_EQ(all->response.jobs_size(), 3);
+  auto released = std::find_if(
+      all->response.jobs().begin(), all->response.jobs().end(),
+      [&](const v1::LeasedJob& job) { return job.job().id() == ids[4]; });
+  ASSERT_NE(released, all->response.jobs().end());
+  EXPECT_EQ(released->job().attempts(), 1u);
 }
 
 // What cannot have a lease lost that way is not adopted: a job requeued

@@ -113,9 +113,9 @@ struct DaemonConfig {
   uint32_t command_queue_capacity = 65536;
   // How long an idempotency key is remembered. 1..2,592,000 (30 days).
   uint32_t idempotency_window_seconds = 86400;
-  // Reports (Complete, Fail) remembered so that an exact repeat is answered
-  // OK (docs/api.md, "Repeated reports"); 16 bytes each, rounded up to a
-  // power of two. 1024..16,777,216.
+  // Reports (Complete, Fail, Release) remembered so that an exact repeat is
+  // answered OK (docs/api.md, "Repeated reports"); 16 bytes each, rounded up to
+  // a power of two. 1024..16,777,216.
   uint32_t repeat_window_reports = 262'144;
   // READY + SCHEDULED jobs over all tenants before Enqueue gets
   // RESOURCE_EXHAUSTED; 0 means unlimited.

@@ -98,7 +98,7 @@ PrometheusMetrics::PrometheusMetrics(PrometheusOptions options)
               .Add({})),
       repeated_reports_(
           Build(prometheus::BuildCounter(), "fairq_repeated_reports_total",
-                "Complete and Fail items that repeated a report taken "
+                "Complete, Fail and Release items that repeated a report taken "
                 "before (its answer was lost) and were answered OK again.",
                 *registry_)
               .Add({})),

@@ -42,7 +42,7 @@ bool Parse(const uint8_t* data, size_t size, Message* message) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const fairq::server::RequestLimits limits;
-  const uint8_t kind = data[0] % 5;
+  const uint8_t kind = data[0] % 6;
   ++data;
   --size;
   switch (kind) {
@@ -73,6 +73,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fairq::v1::FailRequest request;
       if (!Parse(data, size, &request)) return 0;
       ExpectNamedField(fairq::server::ValidateFail(request, limits));
+      return 0;
+    }
+    case 5: {
+      fairq::v1::ReleaseRequest request;
+      if (!Parse(data, size, &request)) return 0;
+      ExpectNamedField(fairq::server::ValidateRelease(request, limits));
       return 0;
     }
     default: {

@@ -49,19 +49,19 @@ struct WorkerOptions {
   std::chrono::milliseconds heartbeat_interval{0};
   // How long Stop() waits for running handlers before giving jobs back.
   std::chrono::milliseconds stop_timeout{30'000};
-  // Deadline of each Heartbeat, Complete and Fail call (Lease: lease_wait
-  // plus this).
+  // Deadline of each Heartbeat, Complete, Fail and Release call (Lease:
+  // lease_wait plus this).
   std::chrono::milliseconds rpc_timeout{10'000};
-  // Complete or Fail items per call, 1-1,000, and no more than the
+  // Complete, Fail or Release items per call, 1-1,000, and no more than the
   // broker's max_batch (fairqd refuses a larger call whole). Jobs that
   // finish while a report is in flight go out together in the next call.
   uint32_t max_report_batch = 1000;
-  // Complete and Fail wait for a broker that is down (gRPC wait_for_ready)
-  // up to rpc_timeout, and are retried on UNAVAILABLE, DEADLINE_EXCEEDED
-  // and RESOURCE_EXHAUSTED (the broker's command queue was full) within
-  // this budget. Lease
-  // waits for a broker that is down (gRPC wait_for_ready) and is retried
-  // with this backoff for as long as the worker runs.
+  // Complete, Fail and Release wait for a broker that is down (gRPC
+  // wait_for_ready) up to rpc_timeout, and are retried on UNAVAILABLE,
+  // DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED (the broker's command queue was
+  // full) within this budget. Lease waits for a broker that is down (gRPC
+  // wait_for_ready) and is retried with this backoff for as long as the worker
+  // runs.
   RetryOptions retry;
   // Errors nobody else would see: failed leases and reports, lost leases.
   // Called from the worker's threads, possibly several at once; must be
@@ -83,7 +83,7 @@ struct WorkerStats {
   uint64_t lost_leases = 0;  // a heartbeat found the lease gone
   uint64_t heartbeats = 0;   // acknowledged (beats go on until a job's
                              // report is acknowledged)
-  uint64_t report_errors = 0;  // Complete/Fail items the broker refused
+  uint64_t report_errors = 0;  // report items the broker refused
 };
 
 // Threads: one lease thread long-polls for as many jobs as the worker has
