@@ -1004,6 +1004,24 @@ TEST(WorkerHeartbeatTest, BeatsGoOnUntilAGiveBackIsAcknowledged) {
   EXPECT_EQ((*worker)->stats().given_back, 1u);
 }
 
+// A worker of one slot (else `options`) that the broker sends jobs 1 and 2
+// in one Lease reply, ignoring its max_jobs; its handler holds job 1 until
+// `release`, so job 2 has no slot.
+StatusOr<std::unique_ptr<Worker>> HoldingOneOfTwoJobs(
+    testing::StandInBroker& broker, WorkerOptions options,
+    std::promise<void>& release) {
+  broker.IgnoreMaxJobs();
+  broker.Offer(StandInJob(1));
+  broker.Offer(StandInJob(2));
+  options.slots = 1;
+  auto worker = Worker::Create(broker.address(), options);
+  if (!worker.ok()) return worker;
+  ::testing::AssertionResult started =
+      StartHolding(**worker, release.get_future().share());
+  if (!started) return Status(Code::kInternal, started.message());
+  return worker;
+}
+
 // A job the worker has no slot for is released, and beaten until the
 // release is acknowledged: here a broker sends two jobs to a worker of
 // one slot and refuses the first four reports (at least 1.2 s of backoff
@@ -1012,16 +1030,11 @@ TEST(WorkerHeartbeatTest, BeatsGoOnUntilAGiveBackIsAcknowledged) {
 TEST(WorkerHeartbeatTest, AJobWithoutASlotIsBeatenUntilItsGiveBackIsTaken) {
   testing::StandInBroker broker(/*refusals=*/4);
   ASSERT_FALSE(broker.address().empty());
-  broker.IgnoreMaxJobs();
-  broker.Offer(StandInJob(1));
-  broker.Offer(StandInJob(2));
   WorkerOptions options;
-  options.slots = 1;
   options.heartbeat_interval = milliseconds(300);
-  auto worker = Worker::Create(broker.address(), options);
-  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   std::promise<void> release;
-  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
+  auto worker = HoldingOneOfTwoJobs(broker, options, release);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   auto give_up = Clock::now() + kBound;
   while (broker.released().empty() && Clock::now() < give_up) {
     std::this_thread::sleep_for(milliseconds(10));
@@ -1043,15 +1056,9 @@ TEST(WorkerHeartbeatTest, ABrokerWithoutReleaseGetsAFailureInstead) {
   testing::StandInBroker broker(/*refusals=*/0);
   ASSERT_FALSE(broker.address().empty());
   broker.WithoutRelease();
-  broker.IgnoreMaxJobs();
-  broker.Offer(StandInJob(1));
-  broker.Offer(StandInJob(2));
-  WorkerOptions options;
-  options.slots = 1;
-  auto worker = Worker::Create(broker.address(), options);
-  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   std::promise<void> release;
-  ASSERT_TRUE(StartHolding(**worker, release.get_future().share()));
+  auto worker = HoldingOneOfTwoJobs(broker, WorkerOptions(), release);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   auto give_up = Clock::now() + kBound;
   while (broker.errors().empty() && Clock::now() < give_up) {
     std::this_thread::sleep_for(milliseconds(10));

@@ -203,23 +203,22 @@ class BrokerFixture : public ::testing::Test {
     failure->set_job_id(job);
     failure->set_lease_token(token);
     failure->set_retryable(retryable);
-    v1::AckResponse response;
-    std::optional<Status> done;
-    Command command =
-        FailCommand{&request, &response, [&](const Status& s) { done = s; }};
-    Turn1(&command);
-    EXPECT_TRUE(done && done->ok());
-    return response.results_size() ? response.results(0).code() : -1;
+    return ItemCode<FailCommand>(request);
   }
   int32_t ReleaseCode(uint64_t job, uint64_t token) {
     v1::ReleaseRequest request;
     v1::ReleasedLease* lease = request.add_leases();
     lease->set_job_id(job);
     lease->set_lease_token(token);
+    return ItemCode<ReleaseCommand>(request);
+  }
+  // Runs a report of one item in a turn: that item's result code.
+  template <class ReportCommand, class Request>
+  int32_t ItemCode(const Request& request) {
     v1::AckResponse response;
     std::optional<Status> done;
     Command command =
-        ReleaseCommand{&request, &response, [&](const Status& s) { done = s; }};
+        ReportCommand{&request, &response, [&](const Status& s) { done = s; }};
     Turn1(&command);
     EXPECT_TRUE(done && done->ok());
     return response.results_size() ? response.results(0).code() : -1;
