@@ -26,6 +26,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,9 +59,7 @@ class StandInBroker final : public v1::Worker::Service {
                         const v1::CompleteRequest* request,
                         v1::AckResponse* response) override {
     std::unique_lock<std::mutex> lock(mu_);
-    ++acks_;
-    if (refusals_-- > 0) return Refusal();
-    if (request->completions_size() > max_batch_) return TooLarge();
+    if (auto refused = Refuse(request->completions_size())) return *refused;
     for (const v1::Completion& done : request->completions()) {
       if (Take(done.job_id(), response, grpc::StatusCode::NOT_FOUND)) {
         completed_.push_back(done.job_id());
@@ -73,9 +72,7 @@ class StandInBroker final : public v1::Worker::Service {
                     const v1::FailRequest* request,
                     v1::AckResponse* response) override {
     std::unique_lock<std::mutex> lock(mu_);
-    ++acks_;
-    if (refusals_-- > 0) return Refusal();
-    if (request->failures_size() > max_batch_) return TooLarge();
+    if (auto refused = Refuse(request->failures_size())) return *refused;
     for (const v1::Failure& failure : request->failures()) {
       if (Take(failure.job_id(), response,
                failure.retryable() ? grpc::StatusCode::FAILED_PRECONDITION
@@ -93,9 +90,7 @@ class StandInBroker final : public v1::Worker::Service {
     if (without_release_) {
       return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no Release");
     }
-    ++acks_;
-    if (refusals_-- > 0) return Refusal();
-    if (request->leases_size() > max_batch_) return TooLarge();
+    if (auto refused = Refuse(request->leases_size())) return *refused;
     for (const v1::ReleasedLease& lease : request->leases()) {
       if (Take(lease.job_id(), response,
                grpc::StatusCode::FAILED_PRECONDITION)) {
@@ -290,14 +285,19 @@ class StandInBroker final : public v1::Worker::Service {
     return released();
   }
 
-  static grpc::Status Refusal() {
-    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                        "dispatcher: command queue full");
-  }
-
-  grpc::Status TooLarge() const {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "at most " + std::to_string(max_batch_) + " items");
+  // Counts a report call of `items` items; its refusal, if it is refused
+  // (the first `refusals` calls, and any past LimitBatch).
+  std::optional<grpc::Status> Refuse(int items) {
+    ++acks_;
+    if (refusals_-- > 0) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          "dispatcher: command queue full");
+    }
+    if (items > max_batch_) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "at most " + std::to_string(max_batch_) + " items");
+    }
+    return std::nullopt;
   }
 
   std::mutex mu_;

@@ -221,8 +221,15 @@ class Broker {
   // *answer the refusal, or OK for an exact repeat of one taken before.
   bool TakeReport(uint64_t job_id, uint64_t token, TakenReports::Kind kind,
                   int64_t now_ms, Turn& turn, Status* answer);
-  // A lease ended (completed, failed, lapsed or undelivered): the metrics
-  // and its worker's count hear of it. The caller then moves the job on.
+  // Complete, Fail, Release: TakeReport for each item of `items`, `act` on
+  // those taken, a result for each in `response`, then `done`.
+  template <class Items, class Act>
+  void AnswerReports(const Items& items, TakenReports::Kind kind,
+                     int64_t now_ms, Turn& turn, v1::AckResponse* response,
+                     Done done, Act act);
+  // A lease ended (completed, failed, lapsed, undelivered or released): the
+  // metrics and its worker's count hear of it. The caller then moves the job
+  // on.
   void LeaseEnded(uint64_t job_id, const JobMeta& job, double runtime_s,
                   int64_t now_ms);
   // A leased job that no handler started (undelivered, or released): back

@@ -105,57 +105,63 @@ bool Broker::TakeReport(uint64_t job_id, uint64_t token,
   return false;
 }
 
-void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
-  for (const v1::Completion& done : c.request->completions()) {
+// Each item whose report is taken now is carried out by `act`; every item
+// gets its result, and the call its reply, after this turn's sync.
+template <class Items, class Act>
+void Broker::AnswerReports(const Items& items, TakenReports::Kind kind,
+                           int64_t now_ms, Turn& turn,
+                           v1::AckResponse* response, Done done, Act act) {
+  for (const auto& item : items) {
     Status status;
-    if (TakeReport(done.job_id(), done.lease_token(),
-                   TakenReports::Kind::kCompleted, now_ms, turn, &status)) {
-      ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
-               "complete a leased job", done.job_id());
-      LogJob(spdlog::level::debug, "job completed", done.job_id(),
-             {{"runtime_s", Seconds(done.runtime())}});
-      JobMeta& job = *jobs_.Find(done.job_id());
-      LeaseEnded(done.job_id(), job, Seconds(done.runtime()), now_ms);
-      metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kCompleted);
-      Forget(done.job_id(), job, turn);
+    if (TakeReport(item.job_id(), item.lease_token(), kind, now_ms, turn,
+                   &status)) {
+      act(item);
     }
-    SetResult(c.response->add_results(), status);
+    SetResult(response->add_results(), status);
   }
-  Reply(turn, std::move(c.done), Status::Ok());
+  Reply(turn, std::move(done), Status::Ok());
+}
+
+void Broker::HandleComplete(CompleteCommand& c, int64_t now_ms, Turn& turn) {
+  AnswerReports(
+      c.request->completions(), TakenReports::Kind::kCompleted, now_ms, turn,
+      c.response, std::move(c.done), [&](const v1::Completion& done) {
+        ExpectOk(scheduler_->Complete(done.job_id(), Seconds(done.runtime())),
+                 "complete a leased job", done.job_id());
+        LogJob(spdlog::level::debug, "job completed", done.job_id(),
+               {{"runtime_s", Seconds(done.runtime())}});
+        JobMeta& job = *jobs_.Find(done.job_id());
+        LeaseEnded(done.job_id(), job, Seconds(done.runtime()), now_ms);
+        metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kCompleted);
+        Forget(done.job_id(), job, turn);
+      });
 }
 
 void Broker::HandleFail(FailCommand& c, int64_t now_ms, Turn& turn) {
-  for (const v1::Failure& failure : c.request->failures()) {
-    Status status;
-    if (TakeReport(failure.job_id(), failure.lease_token(),
-                   TakenReports::Kind::kFailed, now_ms, turn, &status)) {
-      LogJob(spdlog::level::debug, "job failed", failure.job_id(),
-             {{"retryable", failure.retryable()}, {"error", failure.error()}});
-      const JobMeta& job = *jobs_.Find(failure.job_id());
-      metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kFailed);
-      EndAttempt(failure.job_id(), Seconds(failure.runtime()),
-                 failure.error(), failure.retryable(), now_ms, turn);
-    }
-    SetResult(c.response->add_results(), status);
-  }
-  Reply(turn, std::move(c.done), Status::Ok());
+  AnswerReports(
+      c.request->failures(), TakenReports::Kind::kFailed, now_ms, turn,
+      c.response, std::move(c.done), [&](const v1::Failure& failure) {
+        LogJob(
+            spdlog::level::debug, "job failed", failure.job_id(),
+            {{"retryable", failure.retryable()}, {"error", failure.error()}});
+        const JobMeta& job = *jobs_.Find(failure.job_id());
+        metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kFailed);
+        EndAttempt(failure.job_id(), Seconds(failure.runtime()),
+                   failure.error(), failure.retryable(), now_ms, turn);
+      });
 }
 
 // Released jobs are counted apart from failures: a worker that stops
 // gives back what it prefetched, which says nothing of the jobs.
 void Broker::HandleRelease(ReleaseCommand& c, int64_t now_ms, Turn& turn) {
-  for (const v1::ReleasedLease& lease : c.request->leases()) {
-    Status status;
-    if (TakeReport(lease.job_id(), lease.lease_token(),
-                   TakenReports::Kind::kReleased, now_ms, turn, &status)) {
-      const JobMeta& job = *jobs_.Find(lease.job_id());
-      metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kReleased);
-      ReturnUnstarted(lease.job_id(), now_ms, turn);
-      LogJob(spdlog::level::debug, "lease released", lease.job_id());
-    }
-    SetResult(c.response->add_results(), status);
-  }
-  Reply(turn, std::move(c.done), Status::Ok());
+  AnswerReports(
+      c.request->leases(), TakenReports::Kind::kReleased, now_ms, turn,
+      c.response, std::move(c.done), [&](const v1::ReleasedLease& lease) {
+        const JobMeta& job = *jobs_.Find(lease.job_id());
+        metrics_.Count(job.tenant, job.pool, metrics::JobEvent::kReleased);
+        ReturnUnstarted(lease.job_id(), now_ms, turn);
+        LogJob(spdlog::level::debug, "lease released", lease.job_id());
+      });
 }
 
 void Broker::ReturnUnstarted(uint64_t job_id, int64_t now_ms, Turn& turn) {

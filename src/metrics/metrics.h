@@ -80,8 +80,8 @@ class Metrics {
   virtual void LeasedSpec(SpecSource source) = 0;
   // `specs` read ahead were pushed out of the payload cache unleased.
   virtual void ReadAheadUnused(size_t specs) = 0;
-  // A Complete, Fail or Release item repeated one taken before and was answered
-  // OK.
+  // A report item (Complete, Fail, Release) repeated one taken before and
+  // was answered OK.
   virtual void ReportRepeated() = 0;
 
   // --- Writer sync thread -----------------------------------------------
