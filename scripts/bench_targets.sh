@@ -4,7 +4,7 @@
 # each target with the range of the rounds' figures next to it. One command
 # to re-measure the targets on another machine (docs/benchmarks.md).
 #   scripts/bench_targets.sh [ROUNDS] [FAIRQD] [CONFIG]
-# Defaults: 2 rounds, build/server/fairqd, config/fairqd.yaml. About 5 min
+# Defaults: 2 rounds, build/server/fairqd, config/fairqd.yaml. About 3 min
 # a round on the 2-core box, most of it filling 2M jobs four times.
 # $FAIRQ_TARGETS_BACKLOG_RUNS (default 3) is how many backlog runs a round
 # holds. Raw JSON lines go to $FAIRQ_TARGETS_LOG (default: a temporary
