@@ -233,7 +233,8 @@ class Broker {
   void LeaseEnded(uint64_t job_id, const JobMeta& job, double runtime_s,
                   int64_t now_ms);
   // A leased job that no handler started (undelivered, or released): back
-  // to READY at once, its attempt not counted, the tenant charged nothing.
+  // to READY at once, its attempt not counted, the tenant charged only
+  // min_charge.
   void ReturnUnstarted(uint64_t job_id, int64_t now_ms, Turn& turn);
   // A leased attempt failed or lapsed: retry after backoff, or DEAD.
   void EndAttempt(uint64_t job_id, double runtime_s, const std::string& error,

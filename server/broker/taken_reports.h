@@ -37,7 +37,10 @@ class TakenReports {
   }
   // Whether this exact report was taken, and is still remembered. Empty
   // slots hold token 0, which no lease has (and a client may send).
+  // An id at or past 2^62, which a report may name but no job has, is
+  // never one: its tag would alias a real job's.
   bool Contains(uint64_t job_id, uint64_t token, Kind kind) const {
+    if (job_id >= kFirstUntaggableId) return false;
     const Slot& slot = slots_[job_id & (slots_.size() - 1)];
     return token != 0 && slot.token == token && slot.tag == Tag(job_id, kind);
   }
@@ -45,6 +48,7 @@ class TakenReports {
  private:
   // Job ids stay far below 2^62, so the kind fits in the low two bits:
   // 16-byte slots.
+  static constexpr uint64_t kFirstUntaggableId = uint64_t{1} << 62;
   static uint64_t Tag(uint64_t job_id, Kind kind) {
     return job_id << 2 | static_cast<uint64_t>(kind);
   }

@@ -33,6 +33,17 @@ TEST(TakenReportsTest, KindsOfNeighbouringJobsStayApart) {
   EXPECT_FALSE(taken.Contains(2, 100, Kind::kReleased));
 }
 
+// A report may name any id. One past 2^62 would shift onto a real job's
+// tag; no job has such an id, so it is never a repeat.
+TEST(TakenReportsTest, AnIdPastTheTagsRangeIsNeverARepeat) {
+  TakenReports taken(4);
+  taken.Add(1, 100, Kind::kCompleted);
+  const uint64_t alias = 1 + (uint64_t{1} << 62);
+  EXPECT_FALSE(taken.Contains(alias, 100, Kind::kCompleted));
+  EXPECT_FALSE(taken.Contains(1 + (uint64_t{3} << 62), 100, Kind::kCompleted));
+  EXPECT_TRUE(taken.Contains(1, 100, Kind::kCompleted));
+}
+
 TEST(TakenReportsTest, RoundsItsSizeUpToAPowerOfTwo) {
   TakenReports taken(3);  // 4 slots
   taken.Add(1, 1, Kind::kCompleted);

@@ -106,9 +106,11 @@ struct WorkerStats {
 // them to return, since their threads cannot be abandoned. Prefetched jobs
 // not started by then, and a job whose lease reply arrived after Stop()
 // began, are released (Worker.Release): READY again at once, the attempt
-// not counted, as beanstalkd's `release` does, so stopping workers cannot
-// use up a job's attempts. Reports still queued are sent before Stop()
-// returns.
+// not counted, as beanstalkd's `release` does, so a job no handler started
+// keeps its attempts. Jobs still running at stop_timeout do use theirs,
+// and so, rarely, does a job a slot takes at the very moment Stop() gives
+// it back (it is failed, not run). Reports still queued are sent before
+// Stop() returns.
 class Worker {
  public:
   // Connects (lazily) to `address` ("host:port", plaintext).
