@@ -104,7 +104,7 @@ for r in $(seq 1 "$rounds"); do
 done
 
 python3 - "$log" <<'EOF'
-import json, sys
+import json, statistics, sys
 
 runs = {}
 for line in open(sys.argv[1]):
@@ -152,17 +152,14 @@ ratio = backlog("backlog")
 quiet_ratio = [r[-1]["quiet_vs_first"] for r in rows("backlog") if "quiet_vs_first" in r[-1]]
 # Pooled over every run: the median of the 2M windows' rates against the
 # median of the 1k windows'. Each window sits somewhere in a minute over
-# which this machine's speed drifts by 10-25% (twenty-sixth round); the
+# which this machine's speed drifts by 10-30% (twenty-sixth round); the
 # medians of several runs set the levels side by side, as the A/A control
 # of the twenty-fifth round did. The quiet column: the same over each
 # level's median of its quiet seconds.
-def median(values):
-    v = sorted(values)
-    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2 if v else None
 def pooled(key):
     lows = [r[0][key] for r in rows("backlog") if key in r[0]]
     highs = [r[-1][key] for r in rows("backlog") if key in r[-1]]
-    return [median(highs) / median(lows)] if lows and highs else []
+    return [statistics.median(highs) / statistics.median(lows)] if lows and highs else []
 pooled_ratio = pooled("cycles_per_s")
 pooled_quiet = pooled("quiet_rate_1s_p50")
 def pct(row): return "%.2f%%" % row["host_steal_pct"] if "host_steal_pct" in row else "-"
