@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <iterator>
 #include <utility>
 
 #include "server/logging/logging.h"
@@ -82,9 +83,17 @@ void ReadAhead::Read(IdRange range, std::unique_lock<std::mutex>& lock) {
     taken_.unread.push_back(range);
     return;
   }
-  for (v1::JobRecordWithEncodedSpec& record : read->jobs) {
+  for (const v1::JobRecordWithEncodedSpec& record : read->jobs) {
     untaken_bytes_ += record.spec().size();
-    taken_.records.push_back(std::move(record));
+  }
+  // Usually nothing waits untaken: hand the vector over whole rather than
+  // moving each record into it.
+  if (taken_.records.empty()) {
+    taken_.records = std::move(read->jobs);
+  } else {
+    taken_.records.insert(taken_.records.end(),
+                          std::make_move_iterator(read->jobs.begin()),
+                          std::make_move_iterator(read->jobs.end()));
   }
   // Past its byte budget the read stopped early: the rest is unread.
   if (read->next_id < range.end) {
