@@ -10,7 +10,8 @@
 // The database is the friendliest shape: filled in id order with no
 // deletes, so its files do not overlap, unlike the daemon's (whose L0 files
 // span the whole backlog). Every benchmark reads its own stretch of ids, so
-// none finds blocks another one loaded. Run by hand; each fill takes ~10 s,
+// none finds blocks another one loaded (RawPagedRangeScan reads
+// RawRangeScan's, in a store of its own). Run by hand; each fill takes ~10 s,
 // and an interrupted run leaves its fairq_store_* directories in the temp dir.
 //
 // Store* go through Store::GetJobs on a store whose memtables still hold
@@ -18,6 +19,14 @@
 // second store reopened with the Store's options and left to finish its
 // compactions (empty memtables), and add the access a tenant-major layout
 // would allow: one iterator per tenant.
+//
+// *Range* read whole ranges of ids in order, as the read-ahead does
+// (Store::ReadJobs), and count per record: StoreRangeRead on the store,
+// RawRangeScan on the raw store, and RawPagedRangeScan on a third, raw
+// store that holds the same records a page of kPageJobs consecutive ids per
+// value: what a `jobs` layout of one value per enqueue batch would cost the
+// reader (docs/benchmarks.md, twenty-seventh round). Every record is parsed
+// as the read-ahead parses it, its spec left encoded.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -29,8 +38,11 @@
 #include <thread>
 #include <vector>
 
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "lease_ids.h"
 #include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
 #include "store/column_families.h"
 #include "store/key_codec.h"
 #include "store/store.h"
@@ -51,23 +63,37 @@ constexpr uint64_t kWindows = kJobs / kWindow;
 // Each benchmark reads kIterations leases from its own stretch of windows.
 constexpr uint64_t kIterations = 2'000;
 constexpr uint64_t kStretch = kIterations / kLeasesPerWindow;
-static_assert(5 * kStretch <= kWindows, "five stretches fit in the store");
+static_assert(7 * kStretch <= kWindows, "seven stretches fit in the store");
+// The range benchmarks read kRangeIterations ranges of kRangeIds ids, one
+// stretch: about the read-ahead planner's span (ReadAheadPlanner::kSpan,
+// 2,048), in whole windows.
+constexpr uint64_t kRangeIds = 2 * kWindow;
+constexpr uint64_t kRangeIterations = kStretch * kWindow / kRangeIds;
+// Jobs a page holds in RawPagedRangeScan: a full EnqueueBatch.
+constexpr uint64_t kPageJobs = 100;
+static_assert(kRangeIds % kPageJobs == 0, "ranges start on a page");
 
-// A store at `dir` holding kJobs records, tenants round robin.
+// Job `id` as every store here holds it: tenants round robin, 100-byte
+// payloads.
+void SetBenchJob(uint64_t id, v1::JobRecord* job) {
+  job->set_id(id);
+  job->set_tenant_id(static_cast<uint32_t>(id % kTenants));
+  job->mutable_spec()->set_tenant("bench-tenant-" +
+                                  std::to_string(id % kTenants));
+  job->mutable_spec()->set_pool("bench-pool");
+  job->mutable_spec()->set_payload(std::string(100, 'p'));
+  job->set_enqueued_unix_ms(static_cast<int64_t>(id));
+}
+
+// A store at `dir` holding kJobs records.
 std::unique_ptr<Store> Fill(const std::string& dir) {
   std::unique_ptr<Store> store = std::move(Store::Open({dir, false})).value();
   v1::JobRecord job;
-  job.mutable_spec()->set_payload(std::string(100, 'p'));
-  job.mutable_spec()->set_pool("bench-pool");
   for (uint64_t first = 1; first <= kJobs; first += 1000) {
     std::vector<WriteBatch> batches;
     batches.push_back(store->NewBatch());
     for (uint64_t id = first; id < first + 1000; ++id) {
-      job.set_id(id);
-      job.set_tenant_id(static_cast<uint32_t>(id % kTenants));
-      job.mutable_spec()->set_tenant("bench-tenant-" +
-                                     std::to_string(id % kTenants));
-      job.set_enqueued_unix_ms(static_cast<int64_t>(id));
+      SetBenchJob(id, &job);
       batches.back().PutJob(job);
     }
     if (!store->Apply(batches).ok()) std::abort();
@@ -200,6 +226,163 @@ void BM_RawContiguousScan(benchmark::State& state) {
 BENCHMARK(BM_RawContiguousScan)
     ->Name("RawContiguousScan")
     ->Iterations(kIterations);
+
+// A record as Store::ReadJobs parses it; a fresh message each, as there.
+void DecodeWithEncodedSpec(const void* data, size_t size) {
+  v1::JobRecordWithEncodedSpec job;
+  if (!job.ParseFromArray(data, static_cast<int>(size))) std::abort();
+  benchmark::DoNotOptimize(job);
+}
+
+// A page is the wire form of `repeated JobRecord records = 1`, which a
+// JobPage message would parse.
+constexpr uint32_t kPageRecordTag = (1 << 3) | 2;
+
+std::string EncodePage(uint64_t first_id) {
+  std::string page;
+  {
+    google::protobuf::io::StringOutputStream stream(&page);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    v1::JobRecord job;
+    for (uint64_t id = first_id; id < first_id + kPageJobs; ++id) {
+      SetBenchJob(id, &job);
+      out.WriteTag(kPageRecordTag);
+      out.WriteVarint32(static_cast<uint32_t>(job.ByteSizeLong()));
+      job.SerializeWithCachedSizes(&out);
+    }
+  }  // `out` flushes into `page` here
+  return page;
+}
+
+// Returns how many records the page held.
+uint64_t DecodePage(const rocksdb::Slice& value) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(value.data()),
+      static_cast<int>(value.size()));
+  uint64_t records = 0;
+  while (uint32_t tag = in.ReadTag()) {
+    uint32_t size = 0;
+    const void* data = nullptr;
+    int available = 0;
+    if (tag != kPageRecordTag || !in.ReadVarint32(&size) ||
+        !in.GetDirectBufferPointer(&data, &available) ||
+        size > static_cast<uint32_t>(available)) {
+      std::abort();
+    }
+    DecodeWithEncodedSpec(data, size);
+    in.Skip(static_cast<int>(size));
+    ++records;
+  }
+  return records;
+}
+
+// A raw store, with the Store's options, holding kJobs records in pages
+// keyed by their first id; flushed and compacted, as FilledRawStore is.
+std::unique_ptr<RawDb> OpenPagedRaw(const std::string& path) {
+  auto raw = std::make_unique<RawDb>(path);
+  if (!raw->ok()) std::abort();
+  constexpr uint64_t kPagesPerWrite = 10;
+  for (uint64_t first = 1; first <= kJobs;
+       first += kPagesPerWrite * kPageJobs) {
+    rocksdb::WriteBatch batch;
+    for (uint64_t page = 0; page < kPagesPerWrite; ++page) {
+      const uint64_t id = first + page * kPageJobs;
+      if (!batch
+               .Put(raw->handle(Family::kJobs), EncodeJobId(id), EncodePage(id))
+               .ok()) {
+        std::abort();
+      }
+    }
+    if (!raw->db()->Write(rocksdb::WriteOptions(), &batch).ok()) std::abort();
+  }
+  if (!raw->db()
+           ->Flush(rocksdb::FlushOptions(), raw->handle(Family::kJobs))
+           .ok()) {
+    std::abort();
+  }
+  WaitForCompactions(*raw);
+  return raw;
+}
+
+RawDb& PagedRawStore() {
+  static ScopedTempDir dir;
+  static std::unique_ptr<RawDb> raw = OpenPagedRaw(dir.Path("db"));
+  return *raw;
+}
+
+// Calls read(begin, end) for consecutive ranges of kRangeIds ids over
+// benchmark `slot`'s stretch of windows.
+template <typename Read>
+void DrainRanges(benchmark::State& state, int slot, Read read) {
+  uint64_t begin = 1 + static_cast<uint64_t>(slot) * kStretch * kWindow;
+  for (auto _ : state) {
+    read(begin, begin + kRangeIds);
+    begin += kRangeIds;
+  }
+  state.SetItemsProcessed(state.iterations() * kRangeIds);
+}
+
+void BM_StoreRangeRead(benchmark::State& state) {
+  Store& store = FilledStore();
+  DrainRanges(state, 5, [&](uint64_t begin, uint64_t end) {
+    auto read = store.ReadJobs(begin, end, SIZE_MAX);
+    if (!read.ok()) {
+      state.SkipWithError(read.status().ToString().c_str());
+    } else if (read->jobs.size() != kRangeIds) {
+      state.SkipWithError("a range did not hold every job");
+    }
+    benchmark::DoNotOptimize(read);
+  });
+}
+BENCHMARK(BM_StoreRangeRead)
+    ->Name("StoreRangeRead")
+    ->Iterations(kRangeIterations);
+
+// One iterator over [begin, end), read as Store::ReadJobs reads; calls
+// decode(value) for each value and returns the sum of what it returned.
+template <typename DecodeValue>
+uint64_t ScanRange(const RawDb& raw, uint64_t begin, uint64_t end,
+                   DecodeValue decode) {
+  const std::string upper = EncodeJobId(end);
+  const rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions options;
+  options.fill_cache = false;
+  options.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(
+      raw.db()->NewIterator(options, raw.handle(Family::kJobs)));
+  uint64_t records = 0;
+  for (it->Seek(EncodeJobId(begin)); it->Valid(); it->Next()) {
+    records += decode(it->value());
+  }
+  if (!it->status().ok()) std::abort();
+  return records;
+}
+
+void BM_RawRangeScan(benchmark::State& state) {
+  RawDb& raw = FilledRawStore();
+  DrainRanges(state, 6, [&](uint64_t begin, uint64_t end) {
+    const uint64_t records =
+        ScanRange(raw, begin, end, [](const rocksdb::Slice& value) {
+          DecodeWithEncodedSpec(value.data(), value.size());
+          return uint64_t{1};
+        });
+    if (records != kRangeIds) state.SkipWithError("a record is missing");
+  });
+}
+BENCHMARK(BM_RawRangeScan)->Name("RawRangeScan")->Iterations(kRangeIterations);
+
+// The same ids as RawRangeScan, in the paged store.
+void BM_RawPagedRangeScan(benchmark::State& state) {
+  RawDb& raw = PagedRawStore();
+  DrainRanges(state, 6, [&](uint64_t begin, uint64_t end) {
+    if (ScanRange(raw, begin, end, DecodePage) != kRangeIds) {
+      state.SkipWithError("a record is missing");
+    }
+  });
+}
+BENCHMARK(BM_RawPagedRangeScan)
+    ->Name("RawPagedRangeScan")
+    ->Iterations(kRangeIterations);
 
 }  // namespace
 }  // namespace fairq::store
