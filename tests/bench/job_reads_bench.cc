@@ -287,19 +287,15 @@ std::unique_ptr<RawDb> OpenPagedRaw(const std::string& path) {
     rocksdb::WriteBatch batch;
     for (uint64_t page = 0; page < kPagesPerWrite; ++page) {
       const uint64_t id = first + page * kPageJobs;
-      if (!batch
-               .Put(raw->handle(Family::kJobs), EncodeJobId(id), EncodePage(id))
-               .ok()) {
-        std::abort();
-      }
+      rocksdb::Status put = batch.Put(raw->handle(Family::kJobs),
+                                      EncodeJobId(id), EncodePage(id));
+      if (!put.ok()) std::abort();
     }
     if (!raw->db()->Write(rocksdb::WriteOptions(), &batch).ok()) std::abort();
   }
-  if (!raw->db()
-           ->Flush(rocksdb::FlushOptions(), raw->handle(Family::kJobs))
-           .ok()) {
-    std::abort();
-  }
+  rocksdb::Status flushed =
+      raw->db()->Flush(rocksdb::FlushOptions(), raw->handle(Family::kJobs));
+  if (!flushed.ok()) std::abort();
   WaitForCompactions(*raw);
   return raw;
 }
