@@ -130,11 +130,16 @@ std::unique_ptr<RawDb> OpenFilledRaw(const std::string& path) {
   return raw;
 }
 
-RawDb& FilledRawStore() {
+// The raw store `kOpen` makes, made once, in a temporary directory that
+// lives as long as the process.
+template <std::unique_ptr<RawDb> (*kOpen)(const std::string&)>
+RawDb& RawStoreOnce() {
   static ScopedTempDir dir;
-  static std::unique_ptr<RawDb> raw = OpenFilledRaw(dir.Path("db"));
+  static std::unique_ptr<RawDb> raw = kOpen(dir.Path("db"));
   return *raw;
 }
+
+RawDb& FilledRawStore() { return RawStoreOnce<OpenFilledRaw>(); }
 
 // Calls read(ids) for each lease of a drain over benchmark `slot`'s own
 // stretch of windows (slots 0..4, one per benchmark). After SkipWithError
@@ -300,14 +305,10 @@ std::unique_ptr<RawDb> OpenPagedRaw(const std::string& path) {
   return raw;
 }
 
-RawDb& PagedRawStore() {
-  static ScopedTempDir dir;
-  static std::unique_ptr<RawDb> raw = OpenPagedRaw(dir.Path("db"));
-  return *raw;
-}
+RawDb& PagedRawStore() { return RawStoreOnce<OpenPagedRaw>(); }
 
 // Calls read(begin, end) for consecutive ranges of kRangeIds ids over
-// benchmark `slot`'s stretch of windows.
+// benchmark `slot`'s stretch of windows (slots 5 and 6).
 template <typename Read>
 void DrainRanges(benchmark::State& state, int slot, Read read) {
   uint64_t begin = 1 + static_cast<uint64_t>(slot) * kStretch * kWindow;
