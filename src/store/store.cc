@@ -463,8 +463,9 @@ StatusOr<Store::JobsRead> Store::ReadJobs(uint64_t begin_id, uint64_t end_id,
   range.begin = EncodeJobId(begin_id);
   range.end = EncodeJobId(end_id);
   // Ids are dense, so the span is about the count; growing the vector
-  // instead moved each record twice more (callgrind, docs/benchmarks.md,
-  // twenty-seventh round). Capped: a caller may pass a wide, sparse range.
+  // instead moved each record once more on average (callgrind,
+  // docs/benchmarks.md, twenty-seventh round). Capped: a caller may pass a
+  // wide, sparse range.
   constexpr uint64_t kMaxReserved = 4096;
   read.jobs.reserve(std::min(end_id - begin_id, kMaxReserved));
   size_t bytes = 0;
