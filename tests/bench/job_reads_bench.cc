@@ -176,13 +176,17 @@ BENCHMARK_TEMPLATE(BM_StoreGetJobs, IdLayout::kTenantMajor)
     ->Name("StoreContiguous")
     ->Iterations(kIterations);
 
-void Decode(const rocksdb::Slice& value) {
-  v1::JobRecord job;  // a fresh message per record, as GetJobs makes
-  if (!job.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-    std::abort();
-  }
+// Parses one record into a fresh message, as the store does for each
+// record it reads: v1::JobRecord for GetJobs, the encoded-spec view for
+// ReadJobs.
+template <class Record = v1::JobRecord>
+void Decode(const void* data, size_t size) {
+  Record job;
+  if (!job.ParseFromArray(data, static_cast<int>(size))) std::abort();
   benchmark::DoNotOptimize(job);
 }
+
+void Decode(const rocksdb::Slice& value) { Decode(value.data(), value.size()); }
 
 template <IdLayout kLayout>
 void BM_RawMultiGet(benchmark::State& state) {
@@ -232,13 +236,6 @@ BENCHMARK(BM_RawContiguousScan)
     ->Name("RawContiguousScan")
     ->Iterations(kIterations);
 
-// A record as Store::ReadJobs parses it; a fresh message each, as there.
-void DecodeWithEncodedSpec(const void* data, size_t size) {
-  v1::JobRecordWithEncodedSpec job;
-  if (!job.ParseFromArray(data, static_cast<int>(size))) std::abort();
-  benchmark::DoNotOptimize(job);
-}
-
 // A page is the wire form of `repeated JobRecord records = 1`, which a
 // JobPage message would parse.
 constexpr uint32_t kPageRecordTag = (1 << 3) | 2;
@@ -274,7 +271,7 @@ uint64_t DecodePage(const rocksdb::Slice& value) {
         size > static_cast<uint32_t>(available)) {
       std::abort();
     }
-    DecodeWithEncodedSpec(data, size);
+    Decode<v1::JobRecordWithEncodedSpec>(data, size);
     in.Skip(static_cast<int>(size));
     ++records;
   }
@@ -360,7 +357,7 @@ void BM_RawRangeScan(benchmark::State& state) {
   DrainRanges(state, 6, [&](uint64_t begin, uint64_t end) {
     const uint64_t records =
         ScanRange(raw, begin, end, [](const rocksdb::Slice& value) {
-          DecodeWithEncodedSpec(value.data(), value.size());
+          Decode<v1::JobRecordWithEncodedSpec>(value.data(), value.size());
           return uint64_t{1};
         });
     if (records != kRangeIds) state.SkipWithError("a record is missing");
