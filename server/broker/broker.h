@@ -30,6 +30,7 @@
 #include "server/broker/commands.h"
 #include "server/broker/id_range.h"
 #include "server/broker/idempotency_index.h"
+#include "server/broker/job_pages.h"
 #include "server/broker/job_table.h"
 #include "server/broker/lease_waiters.h"
 #include "server/broker/payload_cache.h"
@@ -167,6 +168,8 @@ class Broker {
   void HandleEnqueue(EnqueueCommand& c, int64_t now_ms, Turn& turn);
   Status EnqueueOne(const v1::JobSpec& spec, int64_t now_ms, Turn& turn,
                     v1::EnqueueResult* result);
+  // Writes page_, the records enqueued since the last call, as one page.
+  void StorePage(Turn& turn);
   JobMeta MetaFor(const v1::JobSpec& spec, uint32_t tenant,
                   uint32_t pool) const;
 
@@ -185,6 +188,9 @@ class Broker {
   void Leave(uint64_t job_id, JobMeta& job, Turn& turn);
   // Removes a finished or canceled job entirely.
   void Forget(uint64_t job_id, JobMeta& job, Turn& turn);
+  // The job's record goes with its page if no other job of the page is
+  // left; else the job is marked done.
+  void DropRecord(uint64_t job_id, Turn& turn);
   int64_t Backoff(const JobMeta& job);
 
   // broker_lease.cc
@@ -292,6 +298,9 @@ class Broker {
   absl::flat_hash_map<std::string, uint32_t> tenant_ids_;
   absl::flat_hash_map<uint64_t, Depth> depth_;  // by PairKey
   JobTable jobs_;
+  // Pages of the stored records, and the one being built by an enqueue.
+  JobPages pages_;
+  store::JobPageEncoder page_;
   // Ids of the dead letters (8-16 bytes each), so that a requeue read from
   // the store before a concurrent requeue revived the job does nothing.
   absl::flat_hash_set<uint64_t> dead_ids_;

@@ -96,9 +96,21 @@ void Broker::Leave(uint64_t job_id, JobMeta& job, Turn& turn) {
 
 void Broker::Forget(uint64_t job_id, JobMeta& job, Turn& turn) {
   Leave(job_id, job, turn);
-  turn.batch.DeleteJob(job_id);
+  DropRecord(job_id, turn);
   jobs_.Erase(job_id);
   payloads_.Erase(job_id);
+}
+
+void Broker::DropRecord(uint64_t job_id, Turn& turn) {
+  const JobPages::Finish finish = pages_.Finished(job_id);
+  if (!finish.delete_page) {
+    turn.batch.PutJobDone(job_id);
+    return;
+  }
+  turn.batch.DeleteJobPage(finish.first_id);
+  if (finish.clear_marks) {
+    turn.batch.DeleteJobsDone(finish.first_id, finish.end_id);
+  }
 }
 
 // min(max, initial * 2^(attempts-1)) with +-20% jitter, so retries of a

@@ -18,7 +18,8 @@ TEST(ReadAheadTest, ReadsTheRequestedRangesInOrder) {
   ASSERT_NE(store, nullptr);
   {
     store::WriteBatch batch = store->NewBatch();
-    for (uint64_t id = 1; id <= 50; ++id) batch.PutJob(store::MakeJob(id));
+    for (uint64_t id = 1; id <= 50; ++id)
+      store::PutJob(batch, store::MakeJob(id));
     ASSERT_TRUE(store::CommitOne(*store, std::move(batch)).ok());
 
     std::mutex mu;
@@ -61,7 +62,7 @@ TEST(ReadAheadTest, ARangePastItsByteBudgetIsHandedBackUnreadFromThere) {
     v1::JobRecord job = store::MakeJob(id);
     job.mutable_spec()->set_payload(
         std::string(ReadAhead::kMaxRangeBytes / 2 + 1, 'x'));
-    batch.PutJob(job);
+    store::PutJob(batch, job);
   }
   ASSERT_TRUE(store::CommitOne(*store, std::move(batch)).ok());
   std::mutex mu;

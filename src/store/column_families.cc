@@ -152,6 +152,12 @@ void TuneIdempotency(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
   o->periodic_compaction_seconds = 24 * 60 * 60;
 }
 
+// Markers of finished jobs whose page lives on: put one at a time, removed
+// by a range delete with their page, read only by the recovery scan.
+void TuneDone(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
+  ApplyQueueShape(r, 8 * kMiB, o);
+}
+
 // kMeta lives in "default": RocksDB creates that family in every database
 // and cannot drop it, so giving it a purpose leaves no empty family for
 // stray writes, and `ldb get format_version` works without --column_family.
@@ -164,6 +170,7 @@ constexpr std::array<FamilySpec, kFamilyCount> kFamilies = {{
     {Family::kDead, "dead", TuneDead},
     {Family::kTenants, "tenants", TuneTenants},
     {Family::kIdempotency, "idempotency", TuneIdempotency},
+    {Family::kDone, "done", TuneDone},
 }};
 
 constexpr bool TableMatchesEnum() {

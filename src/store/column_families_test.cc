@@ -72,7 +72,8 @@ TEST(ColumnFamiliesTest, OnlyScannedFamiliesUseVectorMemtables) {
       vectors.insert(descriptor.name);
     }
   }
-  EXPECT_EQ(vectors, (std::set<std::string>{"ready", "scheduled", "leases"}));
+  EXPECT_EQ(vectors,
+            (std::set<std::string>{"ready", "scheduled", "leases", "done"}));
   EXPECT_FALSE(MakeDBOptions(NewStoreResources(), nullptr)
                    .allow_concurrent_memtable_write);
 }

@@ -25,8 +25,9 @@ enum class Family : uint8_t {
   kDead = 5,
   kTenants = 6,
   kIdempotency = 7,
+  kDone = 8,
 };
-inline constexpr int kFamilyCount = 8;
+inline constexpr int kFamilyCount = 9;
 
 // ready: tenant_id (4) | pool_id (4) | priority (4, flipped so higher sorts
 // first) | seq (8).

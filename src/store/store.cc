@@ -105,6 +105,16 @@ StatusOr<bool> AllFamiliesEmpty(rocksdb::DB* db, const Handles& families) {
   return true;
 }
 
+Status WriteFormatVersion(rocksdb::DB* db, const Handles& families) {
+  v1::MetaFormat format;
+  format.set_format_version(kFormatVersion);
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;  // once per database: always worth it
+  return FromRocks(db->Put(write_options, Handle(families, Family::kMeta),
+                           kFormatVersionKey, Serialize(format)),
+                   RocksOp::kOpen, "write format_version");
+}
+
 // A database without a format_version is new only if it holds nothing: a
 // crash between creating the files and writing the version must not leave a
 // store that refuses to open, but foreign data must not be adopted either.
@@ -115,13 +125,7 @@ Status InitFormatVersion(rocksdb::DB* db, const Handles& families) {
     return FailedPrecondition(
         "store holds data but no format_version; not a fairq store?");
   }
-  v1::MetaFormat format;
-  format.set_format_version(kFormatVersion);
-  rocksdb::WriteOptions write_options;
-  write_options.sync = true;  // once per database: always worth it
-  return FromRocks(db->Put(write_options, Handle(families, Family::kMeta),
-                           kFormatVersionKey, Serialize(format)),
-                   RocksOp::kOpen, "write format_version");
+  return WriteFormatVersion(db, families);
 }
 
 Status CheckFormatVersion(rocksdb::DB* db, const Handles& families) {
@@ -135,13 +139,17 @@ Status CheckFormatVersion(rocksdb::DB* db, const Handles& families) {
   if (!Parse(value, &format)) {
     return FailedPrecondition("store's format_version record is unreadable");
   }
-  if (format.format_version() != kFormatVersion) {
-    return FailedPrecondition("store has format_version " +
-                              std::to_string(format.format_version()) +
-                              "; this fairqd reads only format_version " +
-                              std::to_string(kFormatVersion));
-  }
-  return Status::Ok();
+  if (format.format_version() == kFormatVersion) return Status::Ok();
+  // Format 2 reads format 1 as it is: each bare record is a page of one,
+  // and no job is marked done (format 1 deleted a finished job's record);
+  // Open made the done family. So the upgrade is the new version, after
+  // which a format-1 fairqd refuses the store (it does not know the done
+  // family) instead of misreading pages.
+  if (format.format_version() == 1) return WriteFormatVersion(db, families);
+  return FailedPrecondition("store has format_version " +
+                            std::to_string(format.format_version()) +
+                            "; this fairqd reads format_version 1 and " +
+                            std::to_string(kFormatVersion));
 }
 
 // ---------------------------------------------------------------------------
@@ -184,22 +192,34 @@ KeyRange WholeFamily(rocksdb::DB* db, const Handles& families, Family family) {
   return {db, Handle(families, family), family, "", std::nullopt};
 }
 
+// Read options for a scan up to `end` (none: to the family's end). Scans
+// (recovery, listings, reading ahead) read each block once; they must not
+// evict the blocks point reads use.
+struct ScanOptions {
+  explicit ScanOptions(std::optional<std::string> end_key)
+      : end(std::move(end_key)) {
+    options.fill_cache = false;
+    if (end) {
+      upper = *end;
+      options.iterate_upper_bound = &upper;
+    }
+  }
+  ScanOptions(const ScanOptions&) = delete;  // options points at upper
+  ScanOptions& operator=(const ScanOptions&) = delete;
+
+  std::optional<std::string> end;
+  rocksdb::Slice upper;
+  rocksdb::ReadOptions options;
+};
+
 // Calls on_record(key, message) in key order until it returns false or an
 // error. A value that does not parse is corruption: reported, never skipped,
 // since recovery must not silently drop jobs.
 template <class Message, class OnRecord>
 Status ScanRecords(const KeyRange& range, OnRecord on_record) {
-  rocksdb::ReadOptions read_options;
-  // Scans (recovery, listings, reading ahead) read each block once; they
-  // must not evict the blocks point reads use.
-  read_options.fill_cache = false;
-  rocksdb::Slice upper;
-  if (range.end) {
-    upper = *range.end;
-    read_options.iterate_upper_bound = &upper;
-  }
+  const ScanOptions scan(range.end);
   std::unique_ptr<rocksdb::Iterator> it(
-      range.db->NewIterator(read_options, range.handle));
+      range.db->NewIterator(scan.options, range.handle));
   for (it->Seek(range.begin); it->Valid(); it->Next()) {
     const std::string_view key = it->key().ToStringView();
     Message message;
@@ -224,21 +244,86 @@ Status ScanDecoded(const KeyRange& range, Decode decode, Visit visit) {
       });
 }
 
-// ScanRecords of `jobs`, each record checked against its key: a record filed
-// under another id would put a job in the wrong place on recovery, so it is
-// corruption like any other. `visit(record)` may move the record away.
-// `Record` is v1::JobRecord or its view with the spec left encoded.
-template <class Record, class Visit>
-Status ScanJobRecords(const KeyRange& range, Visit visit) {
-  return ScanDecoded<Record>(
-      range, DecodeJobId, [&](uint64_t id, Record& job) -> StatusOr<bool> {
-        if (job.id() != id) {
-          return CorruptRecord(Family::kJobs, EncodeJobId(id),
-                               "value (id " + std::to_string(job.id()) + ")");
-        }
-        return visit(job);
-      });
+// Walks the records of the jobs family in id order, from the page that holds
+// `from_id` (the page at or before its key) to the iterator's upper bound.
+// Calls on_record(id, serialized record), which returns false to stop or an
+// error, and on_page(first_id, end_id, records) after each page read to its
+// end. Each page is checked against its key: a record
+// filed under another id would put a job in the wrong place on recovery, so
+// it is corruption like any other.
+template <class OnRecord, class OnPage>
+Status WalkJobs(rocksdb::Iterator* it, uint64_t from_id, OnRecord on_record,
+                OnPage on_page) {
+  const std::string from = EncodeJobId(from_id);
+  it->SeekForPrev(from);
+  if (!it->Valid() && it->status().ok()) it->Seek(from);
+  for (; it->Valid(); it->Next()) {
+    const std::string_view key = it->key().ToStringView();
+    const std::optional<uint64_t> first = DecodeJobId(key);
+    if (!first) return CorruptRecord(Family::kJobs, key, "key");
+    JobPageReader page(it->value().ToStringView());
+    uint64_t id = 0;
+    uint64_t last = 0;
+    uint32_t records = 0;
+    std::string_view record;
+    while (page.Next(&id, &record)) {
+      if (records == 0 ? id != *first : id <= last) {
+        return CorruptRecord(Family::kJobs, key,
+                             "page (record id " + std::to_string(id) + ")");
+      }
+      last = id;
+      ++records;
+      StatusOr<bool> more = on_record(id, record);
+      if (!more.ok() || !*more) return more.status();
+    }
+    if (page.corrupt() || records == 0) {
+      return CorruptRecord(Family::kJobs, key, "value");
+    }
+    on_page(*first, last + 1, records);
+  }
+  if (it->status().ok()) return Status::Ok();
+  return FromRocks(it->status(), RocksOp::kRead,
+                   "read jobs from key " + Hex(from));
 }
+
+// Parses a record the walk found, as `Record` (v1::JobRecord, or its view
+// with the spec left encoded).
+template <class Record>
+StatusOr<Record> ParseRecord(uint64_t id, std::string_view bytes) {
+  Record record;
+  if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return CorruptRecord(Family::kJobs, EncodeJobId(id), "record in page");
+  }
+  return record;
+}
+
+// Whether the done family marks job ids, asked in ascending order: one
+// iterator walked alongside the jobs.
+class DoneMarks {
+ public:
+  DoneMarks(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* done,
+            const rocksdb::ReadOptions& options)
+      : it_(db->NewIterator(options, done)) {
+    it_->SeekToFirst();
+  }
+
+  StatusOr<bool> Marked(uint64_t id) {
+    for (; it_->Valid(); it_->Next()) {
+      const std::optional<uint64_t> marked =
+          DecodeJobId(it_->key().ToStringView());
+      if (!marked) {
+        return CorruptRecord(Family::kDone, it_->key().ToStringView(), "key");
+      }
+      if (*marked >= id) return *marked == id;
+    }
+    FAIRQ_RETURN_IF_ERROR(
+        FromRocks(it_->status(), RocksOp::kRead, "scan done"));
+    return false;
+  }
+
+ private:
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
 
 }  // namespace
 
@@ -252,14 +337,28 @@ WriteBatch::~WriteBatch() = default;
 WriteBatch::WriteBatch(WriteBatch&&) noexcept = default;
 WriteBatch& WriteBatch::operator=(WriteBatch&&) noexcept = default;
 
-void WriteBatch::PutJob(const v1::JobRecord& job) {
-  BatchPut(rep_.get(), Handle(*families_, Family::kJobs), EncodeJobId(job.id()),
-           Serialize(job));
+void WriteBatch::PutJobPage(const JobPageEncoder& page) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kJobs),
+           EncodeJobId(page.first_id()), page.bytes());
 }
 
-void WriteBatch::DeleteJob(uint64_t job_id) {
+void WriteBatch::DeleteJobPage(uint64_t first_id) {
   BatchDelete(rep_.get(), Handle(*families_, Family::kJobs),
-              EncodeJobId(job_id));
+              EncodeJobId(first_id));
+}
+
+void WriteBatch::PutJobDone(uint64_t job_id) {
+  BatchPut(rep_.get(), Handle(*families_, Family::kDone), EncodeJobId(job_id),
+           {});
+}
+
+// One range tombstone for the page's marks, where a delete per mark would
+// leave as many tombstones as the page had jobs.
+void WriteBatch::DeleteJobsDone(uint64_t begin_id, uint64_t end_id) {
+  [[maybe_unused]] const rocksdb::Status s =
+      rep_->DeleteRange(Handle(*families_, Family::kDone),
+                        EncodeJobId(begin_id), EncodeJobId(end_id));
+  assert(s.ok());
 }
 
 void WriteBatch::PutReady(const ReadyKey& key, const v1::ReadyEntry& entry) {
@@ -416,30 +515,32 @@ Status Store::CheckNotFailed() const {
 }
 
 StatusOr<std::optional<v1::JobRecord>> Store::GetJob(uint64_t job_id) const {
-  return GetRecord<v1::JobRecord>(db_.get(), families_, Family::kJobs,
-                                  EncodeJobId(job_id));
+  StatusOr<std::vector<std::optional<v1::JobRecord>>> jobs = GetJobs({job_id});
+  if (!jobs.ok()) return jobs.status();
+  return std::move(jobs->front());
 }
 
+// One iterator for all the ids: each read seeks to the page at or before
+// the id and picks its record out without parsing the others.
 StatusOr<std::vector<std::optional<v1::JobRecord>>> Store::GetJobs(
     const std::vector<uint64_t>& job_ids) const {
-  const size_t n = job_ids.size();
-  std::vector<std::string> keys;
-  keys.reserve(n);
-  for (uint64_t id : job_ids) keys.push_back(EncodeJobId(id));
-  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
-  std::vector<rocksdb::PinnableSlice> values(n);
-  std::vector<rocksdb::Status> statuses(n);
-  db_->MultiGet(rocksdb::ReadOptions(), Handle(families_, Family::kJobs), n,
-                slices.data(), values.data(), statuses.data());
-  std::vector<std::optional<v1::JobRecord>> jobs(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (statuses[i].IsNotFound()) continue;
-    if (!statuses[i].ok()) {
-      return ReadFailed(statuses[i], Family::kJobs, keys[i]);
-    }
-    if (!Parse(values[i], &jobs[i].emplace())) {
-      return CorruptRecord(Family::kJobs, keys[i], "value");
-    }
+  std::vector<std::optional<v1::JobRecord>> jobs(job_ids.size());
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(
+      rocksdb::ReadOptions(), Handle(families_, Family::kJobs)));
+  for (size_t i = 0; i < job_ids.size(); ++i) {
+    const uint64_t wanted = job_ids[i];
+    std::string_view found;
+    auto pick = [&](uint64_t id, std::string_view record) -> StatusOr<bool> {
+      if (id == wanted) found = record;
+      return id < wanted;
+    };
+    Status walked =
+        WalkJobs(it.get(), wanted, pick, [](uint64_t, uint64_t, uint32_t) {});
+    if (!walked.ok()) return walked;
+    if (found.data() == nullptr) continue;
+    StatusOr<v1::JobRecord> record = ParseRecord<v1::JobRecord>(wanted, found);
+    if (!record.ok()) return record.status();
+    jobs[i] = std::move(*record);
   }
   return jobs;
 }
@@ -459,30 +560,55 @@ StatusOr<Store::JobsRead> Store::ReadJobs(uint64_t begin_id, uint64_t end_id,
   JobsRead read;
   read.next_id = end_id;
   if (end_id <= begin_id) return read;
-  KeyRange range = WholeFamily(db_.get(), families_, Family::kJobs);
-  range.begin = EncodeJobId(begin_id);
-  range.end = EncodeJobId(end_id);
   // Ids are dense, so the span is about the count; growing the vector
   // instead moved each record once more on average (callgrind,
   // docs/benchmarks.md, twenty-seventh round). Capped: a caller may pass a
   // wide, sparse range.
   constexpr uint64_t kMaxReserved = 4096;
   read.jobs.reserve(std::min(end_id - begin_id, kMaxReserved));
+  const ScanOptions scan(EncodeJobId(end_id));  // pages that start before it
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(scan.options, Handle(families_, Family::kJobs)));
   size_t bytes = 0;
-  Status status = ScanJobRecords<v1::JobRecordWithEncodedSpec>(
-      range, [&](v1::JobRecordWithEncodedSpec& job) {
-        bytes += job.spec().size();
-        if (bytes > max_spec_bytes) read.next_id = job.id() + 1;
-        read.jobs.push_back(std::move(job));
-        return bytes <= max_spec_bytes;
-      });
+  auto take = [&](uint64_t id, std::string_view record) -> StatusOr<bool> {
+    if (id < begin_id) return true;
+    if (id >= end_id) return false;
+    v1::JobRecordWithEncodedSpec& job = read.jobs.emplace_back();
+    if (!job.ParseFromArray(record.data(), static_cast<int>(record.size()))) {
+      return CorruptRecord(Family::kJobs, EncodeJobId(id), "record in page");
+    }
+    bytes += job.spec().size();
+    if (bytes > max_spec_bytes) read.next_id = id + 1;
+    return bytes <= max_spec_bytes;
+  };
+  Status status =
+      WalkJobs(it.get(), begin_id, take, [](uint64_t, uint64_t, uint32_t) {});
   if (!status.ok()) return status;
   return read;
 }
 
-Status Store::ScanJobs(const Visitor<v1::JobRecord>& visit) const {
-  return ScanJobRecords<v1::JobRecord>(
-      WholeFamily(db_.get(), families_, Family::kJobs), visit);
+Status Store::ScanJobs(
+    const Visitor<v1::JobRecord>& visit,
+    const std::function<void(const StoredPage&)>& on_page) const {
+  const ScanOptions scan(std::nullopt);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(scan.options, Handle(families_, Family::kJobs)));
+  DoneMarks done(db_.get(), Handle(families_, Family::kDone), scan.options);
+  uint32_t live = 0;
+  auto visit_live = [&](uint64_t id, std::string_view bytes) -> StatusOr<bool> {
+    StatusOr<bool> marked = done.Marked(id);
+    if (!marked.ok()) return marked.status();
+    if (*marked) return true;
+    ++live;
+    StatusOr<v1::JobRecord> record = ParseRecord<v1::JobRecord>(id, bytes);
+    if (!record.ok()) return record.status();
+    return visit(*record);
+  };
+  auto end_page = [&](uint64_t first_id, uint64_t end_id, uint32_t records) {
+    if (records > 1) on_page({first_id, end_id, live});
+    live = 0;
+  };
+  return WalkJobs(it.get(), 0, visit_live, end_page);
 }
 
 Status Store::ScanReady(const Visitor<ReadyKey, v1::ReadyEntry>& visit) const {

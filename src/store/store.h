@@ -19,6 +19,7 @@
 
 #include "base/status.h"
 #include "fairq/v1/records.pb.h"
+#include "store/job_page.h"
 #include "store/key_codec.h"
 
 namespace rocksdb {
@@ -30,7 +31,9 @@ class WriteBatch;
 
 namespace fairq::store {
 
-inline constexpr uint32_t kFormatVersion = 1;
+// 2: job pages and the done family (docs/storage.md, "Format version").
+// A format-1 store is read as it is and marked 2 when opened.
+inline constexpr uint32_t kFormatVersion = 2;
 
 struct StoreOptions {
   std::string path;
@@ -59,8 +62,14 @@ class WriteBatch {
   WriteBatch(WriteBatch&&) noexcept;
   WriteBatch& operator=(WriteBatch&&) noexcept;
 
-  void PutJob(const v1::JobRecord& job);
-  void DeleteJob(uint64_t job_id);
+  // A page of job records, under its first id.
+  void PutJobPage(const JobPageEncoder& page);
+  // The page stored under first_id, with every record in it.
+  void DeleteJobPage(uint64_t first_id);
+  // A finished job whose page keeps its record for the page's other jobs.
+  void PutJobDone(uint64_t job_id);
+  // The done marks of ids in [begin_id, end_id): with their page.
+  void DeleteJobsDone(uint64_t begin_id, uint64_t end_id);
   void PutReady(const ReadyKey& key, const v1::ReadyEntry& entry);
   void DeleteReady(const ReadyKey& key);
   void PutScheduled(const ScheduledKey& key, const v1::ScheduledEntry& entry);
@@ -121,16 +130,20 @@ class Store {
   // UNAVAILABLE once a write or sync has failed (the lasting failed state).
   Status CheckNotFailed() const;
 
+  // A job's record, found in its page. A finished job's record stays while
+  // its page holds others that live, so a record found does not say the job
+  // is live: the broker says that.
   StatusOr<std::optional<v1::JobRecord>> GetJob(uint64_t job_id) const;
   // One result per id, in order; nullopt for ids not stored.
   StatusOr<std::vector<std::optional<v1::JobRecord>>> GetJobs(
       const std::vector<uint64_t>& job_ids) const;
   // The job records with ids in [begin_id, end_id), by id, read with one
-  // iterator: for ids read together, a fraction of a point read each. Each
-  // spec stays encoded, for the read-ahead to hand on unparsed. Stops after
-  // the record whose spec brings the total past `max_spec_bytes` (the first
-  // is always returned); `next_id` says where: end_id when the whole range
-  // was read.
+  // iterator: for ids read together, a fraction of a point read each (and
+  // a page parse for many records). Finished jobs whose page lives are
+  // included, as in GetJob. Each spec stays encoded, for the read-ahead to
+  // hand on unparsed. Stops after the record whose spec brings the total
+  // past `max_spec_bytes` (the first is always returned); `next_id` says
+  // where: end_id when the whole range was read.
   struct JobsRead {
     std::vector<v1::JobRecordWithEncodedSpec> jobs;
     uint64_t next_id = 0;
@@ -144,9 +157,19 @@ class Store {
   // false stops the scan early.
   template <class... Args>
   using Visitor = std::function<bool(const Args&...)>;
-  // Every stored job record (live and dead), by id; recovery reads the jobs
-  // family in one sequential pass instead of a point read per job.
-  Status ScanJobs(const Visitor<v1::JobRecord>& visit) const;
+  // Every job record not marked done (live and dead jobs), by id; recovery
+  // reads the jobs family in one sequential pass instead of a point read
+  // per job. After a page of more than one record, `on_page` gets its ids
+  // and how many of its records were visited (not done).
+  struct StoredPage {
+    uint64_t first_id = 0;
+    uint64_t end_id = 0;  // one past the last record's id
+    uint32_t live = 0;
+  };
+  Status ScanJobs(
+      const Visitor<v1::JobRecord>& visit,
+      const std::function<void(const StoredPage&)>& on_page =
+          [](const StoredPage&) {}) const;
   Status ScanReady(const Visitor<ReadyKey, v1::ReadyEntry>& visit) const;
   Status ScanScheduled(
       const Visitor<ScheduledKey, v1::ScheduledEntry>& visit) const;

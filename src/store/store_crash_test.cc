@@ -32,7 +32,7 @@ constexpr int kAckTimeoutMs = 60000;  // a bound on a hung child, not a sleep
 // Batch `id`: job id, its ready entry, and a lease for even ids.
 WriteBatch NumberedBatch(const Store& store, uint64_t id) {
   WriteBatch batch = store.NewBatch();
-  batch.PutJob(MakeJob(id));
+  PutJob(batch, MakeJob(id));
   batch.PutReady({1, 1, 0, id}, MakeReady(id));
   if (id % 2 == 0) batch.PutLease(id, v1::LeaseRecord());
   return batch;

@@ -22,7 +22,7 @@ WriteBatch EnqueueBatch(const Store& store, uint64_t id,
   WriteBatch batch = store.NewBatch();
   v1::JobRecord job = MakeJob(id);
   if (!payload.empty()) job.mutable_spec()->set_payload(payload);
-  batch.PutJob(job);
+  PutJob(batch, job);
   batch.PutReady({1, 1, 0, id}, MakeReady(id));
   return batch;
 }
@@ -214,15 +214,14 @@ TEST(StoreReadFaultTest, AFailedReadNamesTheFamilyAndTheKey) {
   auto store = OpenStore(dir.Path("db"), false, faults.env());
   ASSERT_NE(store, nullptr);
   faults.FailTableReads(true);
-  const std::string where = "get from jobs key 000000000000002a";
+  const std::string where = "read jobs from key 000000000000002a";
   auto one = store->GetJob(42);
   ASSERT_FALSE(one.ok());
   EXPECT_EQ(one.status().code(), StatusCode::kUnavailable);
   EXPECT_TRUE(Contains(one.status().message(), where))
       << one.status().ToString();
-  // 99 was never stored: the bloom filter answers it without a read, so
-  // the failure, and the key named, is 42's.
-  auto many = store->GetJobs({99, 42});
+  // The first id read fails, and is named.
+  auto many = store->GetJobs({42, 99});
   ASSERT_FALSE(many.ok());
   EXPECT_EQ(many.status().code(), StatusCode::kUnavailable);
   EXPECT_TRUE(Contains(many.status().message(), where))

@@ -56,7 +56,7 @@ struct Fixture {
 
   WriteBatch Batch(const Store& store) const {
     WriteBatch batch = store.NewBatch();
-    batch.PutJob(job);
+    PutJob(batch, job);
     batch.PutReady(ready_key, ready);
     batch.PutScheduled(scheduled_key, scheduled);
     batch.PutLease(9, lease);
@@ -255,7 +255,7 @@ TEST(StoreTest, DeletesRemoveRecordsAndLaterBatchesWin) {
   const ReadyKey rk{1, 1, 0, 1};
   const ScheduledKey sk{100, 1};
   WriteBatch put = store->NewBatch();
-  put.PutJob(MakeJob(1));
+  PutJob(put, MakeJob(1));
   put.PutReady(rk, MakeReady(1));
   put.PutScheduled(sk, v1::ScheduledEntry());
   put.PutLease(1, v1::LeaseRecord());
@@ -264,7 +264,7 @@ TEST(StoreTest, DeletesRemoveRecordsAndLaterBatchesWin) {
   EXPECT_FALSE(put.empty());
   WriteBatch del = store->NewBatch();
   EXPECT_TRUE(del.empty());
-  del.DeleteJob(1);
+  del.DeleteJobPage(1);
   del.DeleteReady(rk);
   del.DeleteScheduled(sk);
   del.DeleteLease(1);
@@ -345,7 +345,7 @@ TEST(StoreTest, ScanJobsReturnsEveryJobInIdOrder) {
   auto store = OpenStore(dir.Path("db"), /*sync=*/false);
   ASSERT_NE(store, nullptr);
   WriteBatch batch = store->NewBatch();
-  for (uint64_t id : {70000u, 3u, 256u, 1u}) batch.PutJob(MakeJob(id));
+  for (uint64_t id : {70000u, 3u, 256u, 1u}) PutJob(batch, MakeJob(id));
   batch.PutDead(3, v1::DeadRecord());  // dead jobs keep their record
   ASSERT_TRUE(CommitOne(*store, std::move(batch)).ok());
   std::vector<uint64_t> ids;
@@ -379,7 +379,7 @@ TEST(StoreTest, GetJobsReturnsOneResultPerIdInOrder) {
   auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
   WriteBatch batch = store->NewBatch();
-  for (uint64_t id : {2u, 4u, 6u}) batch.PutJob(MakeJob(id));
+  for (uint64_t id : {2u, 4u, 6u}) PutJob(batch, MakeJob(id));
   ASSERT_TRUE(CommitOne(*store, std::move(batch)).ok());
   auto jobs = store->GetJobs({6, 1, 2, 2, 5});
   ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
@@ -402,9 +402,9 @@ std::unique_ptr<Store> StoreWithJobsInTableAndMemtable(
     WriteBatch batch = store.NewBatch();
     for (uint64_t id = from; id <= to; ++id) {
       if (id % 3 == 0) {
-        batch.DeleteJob(id);
+        batch.DeleteJobPage(id);
       } else {
-        batch.PutJob(MakeJob(id));
+        PutJob(batch, MakeJob(id));
       }
     }
     return batch;
@@ -419,7 +419,7 @@ std::unique_ptr<Store> StoreWithJobsInTableAndMemtable(
   auto store = OpenStore(dir.Path("db"));
   if (store == nullptr) return nullptr;
   WriteBatch more = batch_of(*store, 201, 260);
-  for (uint64_t id = 100; id < 110; ++id) more.DeleteJob(id);
+  for (uint64_t id = 100; id < 110; ++id) more.DeleteJobPage(id);
   if (!CommitOne(*store, std::move(more)).ok()) return nullptr;
   return store;
 }
@@ -529,10 +529,15 @@ TEST(StoreTest, PerfCountersStopOnTheThreadThatTurnsThemOff) {
   ScopedTempDir dir;
   auto store = OpenStore(dir.Path("db"));
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(CommitJob(*store, MakeJob(1)).ok());
+  WriteBatch batch = store->NewBatch();
+  v1::IdReservation reservation;
+  reservation.set_next_unreserved(7);
+  batch.PutIdReservation(reservation);
+  ASSERT_TRUE(CommitOne(*store, std::move(batch)).ok());
   auto memtable_gets = [&] {
     rocksdb::get_perf_context()->Reset();
-    EXPECT_TRUE(HasJob(*store, 1));
+    auto read = store->GetIdReservation();
+    EXPECT_TRUE(read.ok() && read->has_value());
     return rocksdb::get_perf_context()->get_from_memtable_count;
   };
   std::thread([&] {

@@ -88,10 +88,17 @@ inline Status CommitOne(Store& store, WriteBatch batch) {
   return store.Commit(batches);
 }
 
+// Adds a page of one record to `batch`.
+inline void PutJob(WriteBatch& batch, const v1::JobRecord& job) {
+  JobPageEncoder page;
+  page.Add(job);
+  batch.PutJobPage(page);
+}
+
 // Stores one job record in a batch of its own.
 inline Status CommitJob(Store& store, const v1::JobRecord& job) {
   WriteBatch batch = store.NewBatch();
-  batch.PutJob(job);
+  PutJob(batch, job);
   return CommitOne(store, std::move(batch));
 }
 

@@ -94,7 +94,7 @@ std::unique_ptr<Store> Fill(const std::string& dir) {
     batches.push_back(store->NewBatch());
     for (uint64_t id = first; id < first + 1000; ++id) {
       SetBenchJob(id, &job);
-      batches.back().PutJob(job);
+      store::PutJob(batches.back(), job);
     }
     if (!store->Apply(batches).ok()) std::abort();
   }
