@@ -14,12 +14,12 @@ constexpr size_t kMiB = size_t{1} << 20;
 struct TableShape {
   size_t write_buffer_bytes;
   size_t block_bytes;
-  // Families read by key (jobs, dead). Bloom filters pay off only for
-  // point lookups; families that are only scanned (ready, scheduled,
-  // leases) would carry them for nothing. A restart point every 4 keys
-  // instead of 16 shortens the walk inside a data block to the key:
-  // 3.0k -> 1.8k instructions a lease read at the 2M backlog level
-  // (callgrind, measured on jobs; dead, read far less, follows along), for
+  // Families read by key (dead). Bloom filters pay off only for point
+  // lookups; families that are only scanned or read with iterators (jobs,
+  // ready, scheduled, leases) would carry them for nothing. A restart point
+  // every 4 keys instead of 16 shortens the walk inside a data block to the
+  // key: 3.0k -> 1.8k instructions a lease read at the 2M backlog level
+  // (callgrind, measured on jobs when each record was its own key), for
   // full keys stored at a quarter of the entries.
   bool point_reads;
 };
@@ -85,22 +85,19 @@ void TuneMeta(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
   ApplyShape(r, {4 * kMiB, 4 * 1024, false}, o);
 }
 
-// Job records carry payloads up to 1 MiB and are read by id (GetJob, lease),
-// and a bloom filter spares a disk read for ids that are gone. The largest
-// memtable, since it takes most bytes. With 2M jobs queued every lease reads
-// its record from an SST file, so reads decide the backlog benchmark's 2M
-// level: no compression (payloads are small or compressed by their
-// producers; without Snappy the level ran 28-39% faster, A/B, 2 runs), and
-// 4 KiB blocks rather than 16 KiB, which copy less per record read (+6% to
-// +34%, 3 A/B runs; the restart with 2M jobs took 3.4-4.4 s instead of
-// 3.0-3.5 s, as recovery reads four times as many blocks).
-// The memtable bloom filter answers a lease's read of a job enqueued long
-// ago, which neither memtable holds, without two skiplist searches: 8-10k
-// instructions a cycle at the 2M backlog level, for ~11 MB of RSS there
-// (docs/storage.md).
+// Job pages (store/job_page.h) carry payloads up to 1 MiB each and are
+// read with iterators: by id, the page at or before it; by range, the
+// read-ahead. So no bloom filters, which answer only point lookups. The
+// largest memtable, since it takes most bytes. With 2M jobs queued the
+// read-ahead reads every record from an SST file, so reads decide the
+// backlog benchmark's 2M level: no compression (payloads are small or
+// compressed by their producers; without Snappy the level ran 28-39%
+// faster, A/B, 2 runs). 4 KiB blocks rather than 16 KiB copied less per
+// record read when each record was its own key (+6% to +34%, 3 A/B runs);
+// a page past 4 KiB is a block of its own either way.
 // With a deep backlog every L0 -> L1 compaction rewrites the whole family:
-// a flush holds the tombstones of the jobs just completed (the oldest ids)
-// and the records of those just enqueued (the newest), so each L0 file
+// a flush holds the tombstones of the pages just finished (the oldest ids)
+// and the pages just enqueued (the newest), so each L0 file
 // spans every L1 file. Waiting for 8 L0 files instead of 4 halves how often
 // (one took 1.1 s of CPU for 208 MB with 2M jobs queued); the 2M backlog
 // level rose 5-9% with 16 workers, restart and RSS unchanged (seventeenth
@@ -109,10 +106,8 @@ void TuneMeta(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
 // size base (256 MB) at about 10 files, and that starts the compaction
 // first (twenty-sixth round).
 void TuneJobs(const StoreResources& r, rocksdb::ColumnFamilyOptions* o) {
-  ApplyShape(r, {32 * kMiB, 4 * 1024, true}, o);
+  ApplyShape(r, {32 * kMiB, 4 * 1024, false}, o);
   o->compression = rocksdb::kNoCompression;
-  o->memtable_whole_key_filtering = true;
-  o->memtable_prefix_bloom_size_ratio = 0.02;
   HintInsertsInIdOrder(o);
   o->level0_file_num_compaction_trigger = 8;
   o->level0_slowdown_writes_trigger = 24;
