@@ -244,46 +244,100 @@ Status ScanDecoded(const KeyRange& range, Decode decode, Visit visit) {
       });
 }
 
-// Walks the records of the jobs family in id order, from the page that holds
-// `from_id` (the page at or before its key) to the iterator's upper bound.
-// Calls on_record(id, serialized record), which returns false to stop or an
-// error, and on_page(first_id, end_id, records) after each page read to its
-// end. Each page is checked against its key: a record
-// filed under another id would put a job in the wrong place on recovery, so
-// it is corruption like any other.
+// Reads the jobs family's records in id order through one iterator, page by
+// page, checking each page against its key: its first record must carry
+// the key's id and ids must rise within it. A record filed under another id
+// would put a job in the wrong place on recovery, so it is corruption like
+// any other.
+class JobsCursor {
+ public:
+  explicit JobsCursor(rocksdb::Iterator* it) : it_(it) {}
+
+  // To the page that holds `id` (the page at or before its key), or the
+  // first page after it if none is before; false if there is none.
+  StatusOr<bool> SeekPage(uint64_t id) {
+    sought_ = EncodeJobId(id);
+    it_->SeekForPrev(sought_);
+    if (!it_->Valid() && it_->status().ok()) it_->Seek(sought_);
+    return StartPage();
+  }
+  // To the next page; false past the last (or the iterator's upper bound).
+  StatusOr<bool> NextPage() {
+    it_->Next();
+    return StartPage();
+  }
+  // The current page's next record; false at its end, or with an error in
+  // status().
+  bool NextInPage(uint64_t* id, std::string_view* record) {
+    if (!page_->Next(id, record)) {
+      if (page_->corrupt() || records_ == 0) Fail("value");
+      return false;
+    }
+    if (records_ == 0 ? *id != first_id_ : *id <= last_id_) {
+      Fail("page (record id " + std::to_string(*id) + ")");
+      return false;
+    }
+    last_id_ = *id;
+    ++records_;
+    return true;
+  }
+
+  const Status& status() const { return status_; }
+  uint64_t first_id() const { return first_id_; }
+  // One past the last record read from the page.
+  uint64_t end_id() const { return last_id_ + 1; }
+  uint32_t records() const { return records_; }
+
+ private:
+  StatusOr<bool> StartPage() {
+    if (!it_->Valid()) {
+      if (it_->status().ok()) return false;
+      return FromRocks(it_->status(), RocksOp::kRead,
+                       "read jobs from key " + Hex(sought_));
+    }
+    const std::optional<uint64_t> first =
+        DecodeJobId(it_->key().ToStringView());
+    if (!first)
+      return CorruptRecord(Family::kJobs, it_->key().ToStringView(), "key");
+    first_id_ = *first;
+    last_id_ = 0;
+    records_ = 0;
+    page_.emplace(it_->value().ToStringView());
+    return true;
+  }
+  void Fail(const std::string& what) {
+    status_ = CorruptRecord(Family::kJobs, EncodeJobId(first_id_), what);
+  }
+
+  rocksdb::Iterator* it_;
+  std::string sought_;
+  std::optional<JobPageReader> page_;
+  uint64_t first_id_ = 0;
+  uint64_t last_id_ = 0;
+  uint32_t records_ = 0;
+  Status status_;
+};
+
+// Walks the records from the page that holds `from_id` to the iterator's
+// upper bound. Calls on_record(id, serialized record), which returns false
+// to stop or an error, and on_page(first_id, end_id, records) after each
+// page read to its end.
 template <class OnRecord, class OnPage>
 Status WalkJobs(rocksdb::Iterator* it, uint64_t from_id, OnRecord on_record,
                 OnPage on_page) {
-  const std::string from = EncodeJobId(from_id);
-  it->SeekForPrev(from);
-  if (!it->Valid() && it->status().ok()) it->Seek(from);
-  for (; it->Valid(); it->Next()) {
-    const std::string_view key = it->key().ToStringView();
-    const std::optional<uint64_t> first = DecodeJobId(key);
-    if (!first) return CorruptRecord(Family::kJobs, key, "key");
-    JobPageReader page(it->value().ToStringView());
+  JobsCursor cursor(it);
+  for (StatusOr<bool> page = cursor.SeekPage(from_id);;
+       page = cursor.NextPage()) {
+    if (!page.ok() || !*page) return page.status();
     uint64_t id = 0;
-    uint64_t last = 0;
-    uint32_t records = 0;
     std::string_view record;
-    while (page.Next(&id, &record)) {
-      if (records == 0 ? id != *first : id <= last) {
-        return CorruptRecord(Family::kJobs, key,
-                             "page (record id " + std::to_string(id) + ")");
-      }
-      last = id;
-      ++records;
+    while (cursor.NextInPage(&id, &record)) {
       StatusOr<bool> more = on_record(id, record);
       if (!more.ok() || !*more) return more.status();
     }
-    if (page.corrupt() || records == 0) {
-      return CorruptRecord(Family::kJobs, key, "value");
-    }
-    on_page(*first, last + 1, records);
+    if (!cursor.status().ok()) return cursor.status();
+    on_page(cursor.first_id(), cursor.end_id(), cursor.records());
   }
-  if (it->status().ok()) return Status::Ok();
-  return FromRocks(it->status(), RocksOp::kRead,
-                   "read jobs from key " + Hex(from));
 }
 
 // Parses a record the walk found, as `Record` (v1::JobRecord, or its view
@@ -520,27 +574,50 @@ StatusOr<std::optional<v1::JobRecord>> Store::GetJob(uint64_t job_id) const {
   return std::move(jobs->front());
 }
 
-// One iterator for all the ids: each read seeks to the page at or before
-// the id and picks its record out without parsing the others.
+// One iterator for all the ids, taken in ascending order: an id is looked
+// for further on in the page the last one was found in, and only an id
+// beyond that page seeks (to the page at or before it). Records are picked
+// out without parsing the others. A lease's ids cluster (DRR takes each
+// tenant's oldest), so most pages are walked once for several ids.
 StatusOr<std::vector<std::optional<v1::JobRecord>>> Store::GetJobs(
     const std::vector<uint64_t>& job_ids) const {
   std::vector<std::optional<v1::JobRecord>> jobs(job_ids.size());
+  std::vector<size_t> order(job_ids.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return job_ids[a] < job_ids[b]; });
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(
       rocksdb::ReadOptions(), Handle(families_, Family::kJobs)));
-  for (size_t i = 0; i < job_ids.size(); ++i) {
+  JobsCursor cursor(it.get());
+  bool on_page = false;  // the cursor is in a page
+  bool held = false;     // `id` and `record` hold a record not passed yet
+  uint64_t id = 0;
+  std::string_view record;
+  for (size_t i : order) {
     const uint64_t wanted = job_ids[i];
-    std::string_view found;
-    auto pick = [&](uint64_t id, std::string_view record) -> StatusOr<bool> {
-      if (id == wanted) found = record;
-      return id < wanted;
-    };
-    Status walked =
-        WalkJobs(it.get(), wanted, pick, [](uint64_t, uint64_t, uint32_t) {});
-    if (!walked.ok()) return walked;
-    if (found.data() == nullptr) continue;
-    StatusOr<v1::JobRecord> record = ParseRecord<v1::JobRecord>(wanted, found);
-    if (!record.ok()) return record.status();
-    jobs[i] = std::move(*record);
+    bool sought = false;
+    while (true) {
+      if (!held) {
+        held = on_page && cursor.NextInPage(&id, &record);
+        if (!cursor.status().ok()) return cursor.status();
+        if (!held) {
+          if (sought) break;  // not in the page at or before it
+          StatusOr<bool> page = cursor.SeekPage(wanted);
+          if (!page.ok()) return page.status();
+          on_page = *page;
+          sought = true;
+          continue;
+        }
+      }
+      if (id > wanted) break;  // not stored
+      if (id == wanted) {
+        StatusOr<v1::JobRecord> parsed = ParseRecord<v1::JobRecord>(id, record);
+        if (!parsed.ok()) return parsed.status();
+        jobs[i] = std::move(*parsed);
+        break;  // held: the id may be asked again
+      }
+      held = false;
+    }
   }
   return jobs;
 }

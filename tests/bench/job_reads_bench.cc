@@ -14,19 +14,20 @@
 // RawRangeScan's, in a store of its own). Run by hand; each fill takes ~10 s,
 // and an interrupted run leaves its fairq_store_* directories in the temp dir.
 //
-// Store* go through Store::GetJobs on a store whose memtables still hold
-// the newest records, as the daemon's do. Raw* ask RocksDB directly, on a
-// second store reopened with the Store's options and left to finish its
+// Store* go through Store::GetJobs on a store that holds the records in
+// pages of kPageJobs (format 2, as fairqd stores an EnqueueBatch of 100),
+// its memtables still holding the newest pages, as the daemon's do. Raw*
+// ask RocksDB directly, on a second store holding one bare record per key
+// (format 1), opened with the Store's options and left to finish its
 // compactions (empty memtables), and add the access a tenant-major layout
 // would allow: one iterator per tenant.
 //
 // *Range* read whole ranges of ids in order, as the read-ahead does
 // (Store::ReadJobs), and count per record: StoreRangeRead on the store,
 // RawRangeScan on the raw store, and RawPagedRangeScan on a third, raw
-// store that holds the same records a page of kPageJobs consecutive ids per
-// value: what a `jobs` layout of one value per enqueue batch would cost the
-// reader (docs/benchmarks.md, twenty-seventh round). Every record is parsed
-// as the read-ahead parses it, its spec left encoded.
+// store that holds the same records in pages (docs/benchmarks.md,
+// twenty-seventh and twenty-eighth rounds). Every record is parsed as the
+// read-ahead parses it, its spec left encoded.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -38,8 +39,6 @@
 #include <thread>
 #include <vector>
 
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "lease_ids.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
@@ -69,7 +68,7 @@ static_assert(7 * kStretch <= kWindows, "seven stretches fit in the store");
 // 2,048), in whole windows.
 constexpr uint64_t kRangeIds = 2 * kWindow;
 constexpr uint64_t kRangeIterations = kStretch * kWindow / kRangeIds;
-// Jobs a page holds in RawPagedRangeScan: a full EnqueueBatch.
+// Jobs a page holds in the paged stores: an EnqueueBatch of 100.
 constexpr uint64_t kPageJobs = 100;
 static_assert(kRangeIds % kPageJobs == 0, "ranges start on a page");
 
@@ -85,19 +84,33 @@ void SetBenchJob(uint64_t id, v1::JobRecord* job) {
   job->set_enqueued_unix_ms(static_cast<int64_t>(id));
 }
 
-// A store at `dir` holding kJobs records.
+// Calls put(page) for kJobs records in pages of kPageJobs, in id order, and
+// write() after every 1,000 records.
+template <typename PutPage, typename Write>
+void FillPages(PutPage put, Write write) {
+  JobPageEncoder page;
+  v1::JobRecord job;
+  for (uint64_t id = 1; id <= kJobs; ++id) {
+    SetBenchJob(id, &job);
+    page.Add(job);
+    if (page.count() == kPageJobs) {
+      put(page);
+      page.Clear();
+    }
+    if (id % 1000 == 0) write();
+  }
+}
+
+// A store at `dir` holding kJobs records in pages.
 std::unique_ptr<Store> Fill(const std::string& dir) {
   std::unique_ptr<Store> store = std::move(Store::Open({dir, false})).value();
-  v1::JobRecord job;
-  for (uint64_t first = 1; first <= kJobs; first += 1000) {
-    std::vector<WriteBatch> batches;
-    batches.push_back(store->NewBatch());
-    for (uint64_t id = first; id < first + 1000; ++id) {
-      SetBenchJob(id, &job);
-      store::PutJob(batches.back(), job);
-    }
-    if (!store->Apply(batches).ok()) std::abort();
-  }
+  std::vector<WriteBatch> batches;
+  batches.push_back(store->NewBatch());
+  FillPages([&](const JobPageEncoder& page) { batches[0].PutJobPage(page); },
+            [&] {
+              if (!store->Apply(batches).ok()) std::abort();
+              batches[0] = store->NewBatch();
+            });
   return store;
 }
 
@@ -120,12 +133,36 @@ void WaitForCompactions(const RawDb& raw) {
   }
 }
 
-// RocksDB opened on a filled store's directory with the Store's options,
-// once its compactions are done.
+// A raw store at `path`, with the Store's options, holding kJobs records:
+// one bare record per key (format 1) or in pages; flushed and compacted.
+template <bool kPaged>
 std::unique_ptr<RawDb> OpenFilledRaw(const std::string& path) {
-  Fill(path).reset();  // closed, so RocksDB can open it
   auto raw = std::make_unique<RawDb>(path);
   if (!raw->ok()) std::abort();
+  rocksdb::ColumnFamilyHandle* jobs = raw->handle(Family::kJobs);
+  rocksdb::WriteBatch batch;
+  auto put = [&](std::string_view key, std::string_view value) {
+    if (!batch.Put(jobs, key, value).ok()) std::abort();
+  };
+  auto write = [&] {
+    if (!raw->db()->Write(rocksdb::WriteOptions(), &batch).ok()) std::abort();
+    batch.Clear();
+  };
+  if (kPaged) {
+    FillPages(
+        [&](const JobPageEncoder& page) {
+          put(EncodeJobId(page.first_id()), page.bytes());
+        },
+        write);
+  } else {
+    v1::JobRecord job;
+    for (uint64_t id = 1; id <= kJobs; ++id) {
+      SetBenchJob(id, &job);
+      put(EncodeJobId(id), job.SerializeAsString());
+      if (id % 1000 == 0) write();
+    }
+  }
+  if (!raw->db()->Flush(rocksdb::FlushOptions(), jobs).ok()) std::abort();
   WaitForCompactions(*raw);
   return raw;
 }
@@ -139,7 +176,7 @@ RawDb& RawStoreOnce() {
   return *raw;
 }
 
-RawDb& FilledRawStore() { return RawStoreOnce<OpenFilledRaw>(); }
+RawDb& FilledRawStore() { return RawStoreOnce<OpenFilledRaw<false>>(); }
 
 // Calls read(ids) for each lease of a drain over benchmark `slot`'s own
 // stretch of windows (slots 0..4, one per benchmark). After SkipWithError
@@ -236,73 +273,21 @@ BENCHMARK(BM_RawContiguousScan)
     ->Name("RawContiguousScan")
     ->Iterations(kIterations);
 
-// A page is the wire form of `repeated JobRecord records = 1`, which a
-// JobPage message would parse.
-constexpr uint32_t kPageRecordTag = (1 << 3) | 2;
-
-std::string EncodePage(uint64_t first_id) {
-  std::string page;
-  {
-    google::protobuf::io::StringOutputStream stream(&page);
-    google::protobuf::io::CodedOutputStream out(&stream);
-    v1::JobRecord job;
-    for (uint64_t id = first_id; id < first_id + kPageJobs; ++id) {
-      SetBenchJob(id, &job);
-      out.WriteTag(kPageRecordTag);
-      out.WriteVarint32(static_cast<uint32_t>(job.ByteSizeLong()));
-      job.SerializeWithCachedSizes(&out);
-    }
-  }  // `out` flushes into `page` here
-  return page;
-}
-
 // Returns how many records the page held.
 uint64_t DecodePage(const rocksdb::Slice& value) {
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(value.data()),
-      static_cast<int>(value.size()));
+  JobPageReader page(value.ToStringView());
   uint64_t records = 0;
-  while (uint32_t tag = in.ReadTag()) {
-    uint32_t size = 0;
-    const void* data = nullptr;
-    int available = 0;
-    if (tag != kPageRecordTag || !in.ReadVarint32(&size) ||
-        !in.GetDirectBufferPointer(&data, &available) ||
-        size > static_cast<uint32_t>(available)) {
-      std::abort();
-    }
-    Decode<v1::JobRecordWithEncodedSpec>(data, size);
-    in.Skip(static_cast<int>(size));
+  uint64_t id = 0;
+  std::string_view record;
+  while (page.Next(&id, &record)) {
+    Decode<v1::JobRecordWithEncodedSpec>(record.data(), record.size());
     ++records;
   }
+  if (page.corrupt()) std::abort();
   return records;
 }
 
-// A raw store, with the Store's options, holding kJobs records in pages
-// keyed by their first id; flushed and compacted, as FilledRawStore is.
-std::unique_ptr<RawDb> OpenPagedRaw(const std::string& path) {
-  auto raw = std::make_unique<RawDb>(path);
-  if (!raw->ok()) std::abort();
-  constexpr uint64_t kPagesPerWrite = 10;
-  for (uint64_t first = 1; first <= kJobs;
-       first += kPagesPerWrite * kPageJobs) {
-    rocksdb::WriteBatch batch;
-    for (uint64_t page = 0; page < kPagesPerWrite; ++page) {
-      const uint64_t id = first + page * kPageJobs;
-      rocksdb::Status put = batch.Put(raw->handle(Family::kJobs),
-                                      EncodeJobId(id), EncodePage(id));
-      if (!put.ok()) std::abort();
-    }
-    if (!raw->db()->Write(rocksdb::WriteOptions(), &batch).ok()) std::abort();
-  }
-  rocksdb::Status flushed =
-      raw->db()->Flush(rocksdb::FlushOptions(), raw->handle(Family::kJobs));
-  if (!flushed.ok()) std::abort();
-  WaitForCompactions(*raw);
-  return raw;
-}
-
-RawDb& PagedRawStore() { return RawStoreOnce<OpenPagedRaw>(); }
+RawDb& PagedRawStore() { return RawStoreOnce<OpenFilledRaw<true>>(); }
 
 // Calls read(begin, end) for consecutive ranges of kRangeIds ids over
 // benchmark `slot`'s stretch of windows (slots 5 and 6).
