@@ -87,6 +87,24 @@ class BrokerFixture : public ::testing::Test {
     EXPECT_EQ(result.code(), 0) << result.message();
     return result.job_id();
   }
+  // The jobs of one EnqueueBatch, in a turn of their own (so stored as one
+  // page): their ids.
+  std::vector<uint64_t> EnqueueBatch(const std::vector<v1::JobSpec>& specs) {
+    std::vector<const v1::JobSpec*> pointers;
+    for (const v1::JobSpec& spec : specs) pointers.push_back(&spec);
+    v1::EnqueueBatchResponse response;
+    std::optional<Status> done;
+    Command command = EnqueueCommand{std::move(pointers), &response,
+                                     [&](const Status& s) { done = s; }};
+    Turn1(&command);
+    EXPECT_TRUE(done && done->ok());
+    std::vector<uint64_t> ids;
+    for (const v1::EnqueueResult& result : response.results()) {
+      EXPECT_EQ(result.code(), 0) << result.message();
+      ids.push_back(result.job_id());
+    }
+    return ids;
+  }
   // One job of `tenant` that the test expects refused: its result.
   v1::EnqueueResult EnqueueRefused(const std::string& tenant,
                                    const std::string& pool = "") {

@@ -86,8 +86,18 @@ class BrokerModelTest : public BrokerFixture,
     return ids;
   }
 
-  void EnqueueOne() {
-    v1::JobSpec spec;
+  // One to four jobs in one EnqueueBatch, so that they share a stored page
+  // and finish, die and come back in any order across restarts.
+  void EnqueueSome() {
+    std::vector<v1::JobSpec> specs(static_cast<size_t>(Between(1, 4)));
+    std::vector<ModelJob> jobs;
+    for (v1::JobSpec& spec : specs) jobs.push_back(RandomJob(spec));
+    std::vector<uint64_t> ids = EnqueueBatch(specs);
+    ASSERT_EQ(ids.size(), jobs.size());
+    for (size_t i = 0; i < ids.size(); ++i) model_[ids[i]] = jobs[i];
+  }
+
+  ModelJob RandomJob(v1::JobSpec& spec) {
     ModelJob job;
     job.tenant = kTenants[Between(0, 2)];
     spec.set_pool(kPools[Between(0, 1)]);
@@ -106,7 +116,7 @@ class BrokerModelTest : public BrokerFixture,
       job.not_before_ms = now_ + delay_ms;
     }
     spec.set_payload("job");
-    model_[Enqueue(spec)] = job;
+    return job;
   }
 
   void LeaseSome() {
@@ -333,7 +343,7 @@ class BrokerModelTest : public BrokerFixture,
   void Step() {
     using Kind = std::pair<int64_t, void (BrokerModelTest::*)()>;
     static const Kind kKinds[] = {
-        {10, &BrokerModelTest::EnqueueOne},
+        {10, &BrokerModelTest::EnqueueSome},
         {8, &BrokerModelTest::LeaseSome},
         {6, &BrokerModelTest::CompleteOne},
         {4, &BrokerModelTest::FailOne},

@@ -165,41 +165,42 @@ Status Broker::RestoreJobs(int64_t now_ms) {
   };
   uint64_t max_id = 0;
   auto dead = idx.dead.begin();
-  FAIRQ_RETURN_IF_ERROR(store_->ScanJobs(
-      [&](const v1::JobRecord& record) {
-        const uint64_t id = record.id();
-        max_id = std::max(max_id, id);
-        while (dead != idx.dead.end() && *dead < id) ++dead;
-        if (dead != idx.dead.end() && *dead == id) {
-          ++DepthOf(record.tenant_id(), record.pool_id()).dead;
-          dead_ids_.insert(id);
-          return true;
-        }
-        // As between commands: a long-lived job restored first must not leave
-        // every job after a wide gap in its ids outside the table's window.
-        jobs_.Compact();
-        JobMeta& job = jobs_.Insert(
-            id, MetaFor(record.spec(), record.tenant_id(), record.pool_id()));
-        if (auto lease = idx.leases.find(id); lease != idx.leases.end()) {
-          RestoreLease(id, job, lease->second, now_ms);
-        } else if (auto s = idx.scheduled.find(id); s != idx.scheduled.end()) {
-          job.attempts = static_cast<uint16_t>(s->second.second.attempts());
-          jobs_.SetLastError(id, s->second.second.last_error());
-          MakeScheduled(id, job, s->second.first, scratch);
-        } else if (!idx.ready_ids.contains(id)) {
-          place_ready_until(record.enqueued_unix_ms());
-          MakeReady(id, job, record.enqueued_unix_ms(), scratch,
-                    /*since_enqueue=*/true);
-          // Only such a job can have had a lease answered before it was written
-          // (its spec was in the payload cache). Even in a tenant the store has
-          // paused: a resume may have been lost in the crash with the grant.
-          job.adoptable = true;
-        }
-        return true;
-      },
-      [&](const store::Store::StoredPage& page) {
-        pages_.Add(page.first_id, page.end_id, page.live);
-      }));
+  auto restore_job = [&](const v1::JobRecord& record) {
+    const uint64_t id = record.id();
+    max_id = std::max(max_id, id);
+    while (dead != idx.dead.end() && *dead < id) ++dead;
+    if (dead != idx.dead.end() && *dead == id) {
+      ++DepthOf(record.tenant_id(), record.pool_id()).dead;
+      dead_ids_.insert(id);
+      return true;
+    }
+    // As between commands: a long-lived job restored first must not leave
+    // every job after a wide gap in its ids outside the table's window.
+    jobs_.Compact();
+    JobMeta& job = jobs_.Insert(
+        id, MetaFor(record.spec(), record.tenant_id(), record.pool_id()));
+    if (auto lease = idx.leases.find(id); lease != idx.leases.end()) {
+      RestoreLease(id, job, lease->second, now_ms);
+    } else if (auto s = idx.scheduled.find(id); s != idx.scheduled.end()) {
+      job.attempts = static_cast<uint16_t>(s->second.second.attempts());
+      jobs_.SetLastError(id, s->second.second.last_error());
+      MakeScheduled(id, job, s->second.first, scratch);
+    } else if (!idx.ready_ids.contains(id)) {
+      place_ready_until(record.enqueued_unix_ms());
+      MakeReady(id, job, record.enqueued_unix_ms(), scratch,
+                /*since_enqueue=*/true);
+      // Only such a job can have had a lease answered before it was written
+      // (its spec was in the payload cache). Even in a tenant the store has
+      // paused: a resume may have been lost in the crash with the grant.
+      job.adoptable = true;
+    }
+    return true;
+  };
+  // Pages of more than one job, with how many of them have not finished.
+  auto count_page = [&](const store::Store::StoredPage& page) {
+    pages_.Add(page.first_id, page.end_id, page.live);
+  };
+  FAIRQ_RETURN_IF_ERROR(store_->ScanJobs(restore_job, count_page));
   place_ready_until(std::numeric_limits<int64_t>::max());
   for (const StoredIndexes::Ready* ready : unplaced) {
     if (!RestoreReady(ready->key, ready->entry, scratch)) {

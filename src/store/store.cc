@@ -340,15 +340,15 @@ Status WalkJobs(rocksdb::Iterator* it, uint64_t from_id, OnRecord on_record,
   }
 }
 
-// Parses a record the walk found, as `Record` (v1::JobRecord, or its view
-// with the spec left encoded).
+// Parses a record the walk found into `record` (v1::JobRecord, or its view
+// with the spec left encoded), in place: the read-ahead's records are
+// parsed straight into the vector it hands on.
 template <class Record>
-StatusOr<Record> ParseRecord(uint64_t id, std::string_view bytes) {
-  Record record;
-  if (!record.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return CorruptRecord(Family::kJobs, EncodeJobId(id), "record in page");
+Status ParseRecord(uint64_t id, std::string_view bytes, Record* record) {
+  if (record->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Status::Ok();
   }
-  return record;
+  return CorruptRecord(Family::kJobs, EncodeJobId(id), "record in page");
 }
 
 // Whether the done family marks job ids, asked in ascending order: one
@@ -611,9 +611,7 @@ StatusOr<std::vector<std::optional<v1::JobRecord>>> Store::GetJobs(
       }
       if (id > wanted) break;  // not stored
       if (id == wanted) {
-        StatusOr<v1::JobRecord> parsed = ParseRecord<v1::JobRecord>(id, record);
-        if (!parsed.ok()) return parsed.status();
-        jobs[i] = std::move(*parsed);
+        FAIRQ_RETURN_IF_ERROR(ParseRecord(id, record, &jobs[i].emplace()));
         break;  // held: the id may be asked again
       }
       held = false;
@@ -651,9 +649,7 @@ StatusOr<Store::JobsRead> Store::ReadJobs(uint64_t begin_id, uint64_t end_id,
     if (id < begin_id) return true;
     if (id >= end_id) return false;
     v1::JobRecordWithEncodedSpec& job = read.jobs.emplace_back();
-    if (!job.ParseFromArray(record.data(), static_cast<int>(record.size()))) {
-      return CorruptRecord(Family::kJobs, EncodeJobId(id), "record in page");
-    }
+    FAIRQ_RETURN_IF_ERROR(ParseRecord(id, record, &job));
     bytes += job.spec().size();
     if (bytes > max_spec_bytes) read.next_id = id + 1;
     return bytes <= max_spec_bytes;
@@ -677,9 +673,9 @@ Status Store::ScanJobs(
     if (!marked.ok()) return marked.status();
     if (*marked) return true;
     ++live;
-    StatusOr<v1::JobRecord> record = ParseRecord<v1::JobRecord>(id, bytes);
-    if (!record.ok()) return record.status();
-    return visit(*record);
+    v1::JobRecord record;
+    FAIRQ_RETURN_IF_ERROR(ParseRecord(id, bytes, &record));
+    return visit(record);
   };
   auto end_page = [&](uint64_t first_id, uint64_t end_id, uint32_t records) {
     if (records > 1) on_page({first_id, end_id, live});
