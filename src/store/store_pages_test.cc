@@ -132,10 +132,7 @@ TEST(StorePagesTest, AFormat1StoreIsReadAsItIsAndMarkedFormat2) {
   {
     RawDb raw(dir.Path("db"));
     ASSERT_TRUE(raw.ok());
-    v1::MetaFormat format;
-    format.set_format_version(1);
-    raw.Put(Family::kMeta, std::string(kFormatVersionKey),
-            format.SerializeAsString());
+    SetFormatVersion(raw, 1);
     for (uint64_t id : {7u, 9u}) {
       raw.Put(Family::kJobs, EncodeJobId(id), MakeJob(id).SerializeAsString());
     }

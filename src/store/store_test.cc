@@ -578,10 +578,7 @@ TEST(StoreTest, RefusesAnotherFormatVersion) {
   {
     RawDb raw(dir.Path("db"));
     ASSERT_TRUE(raw.ok());
-    v1::MetaFormat format;
-    format.set_format_version(kFormatVersion + 1);
-    raw.Put(Family::kMeta, std::string(kFormatVersionKey),
-            format.SerializeAsString());
+    SetFormatVersion(raw, kFormatVersion + 1);
   }
   StoreOptions options;
   options.path = dir.Path("db");

@@ -70,6 +70,14 @@ class RawDb {
   std::unique_ptr<rocksdb::DB> db_;
 };
 
+// Plants `version` as the store's format_version.
+inline void SetFormatVersion(RawDb& raw, uint32_t version) {
+  v1::MetaFormat format;
+  format.set_format_version(version);
+  raw.Put(Family::kMeta, std::string(kFormatVersionKey),
+          format.SerializeAsString());
+}
+
 inline std::unique_ptr<Store> OpenStore(const std::string& path,
                                         bool sync = true,
                                         rocksdb::Env* env = nullptr) {
