@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzes one of tests/fuzz's targets with libFuzzer, by hand:
 #   scripts/fuzz.sh TARGET [SECONDS] [libFuzzer flags...]
-# TARGET is config, scenario or request; SECONDS defaults to 300. Builds the
-# fuzzers with clang, AddressSanitizer and UndefinedBehaviorSanitizer in
-# build-fuzz/ (needs clang and libclang-rt-14-dev), then fuzzes from the
+# TARGET is config, scenario, request or page; SECONDS defaults to 300.
+# Builds the fuzzers with clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer in build-fuzz/ (needs clang and
+# libclang-rt-14-dev), then fuzzes from the
 # target's seeds and regressions with a working corpus in
 # build-fuzz/corpus/TARGET. An input that crashes is written to
 # build-fuzz/crash-*: fix the cause, then add the input to
@@ -11,14 +12,15 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-target=${1:?usage: scripts/fuzz.sh config|scenario|request [SECONDS]}
+target=${1:?usage: scripts/fuzz.sh config|scenario|request|page [SECONDS]}
 seconds=${2:-300}
 shift $(($# < 2 ? $# : 2))
 case "$target" in
   config) seeds=$root/config ;;
   scenario) seeds=$root/config/scenarios ;;
   request) seeds=$root/tests/fuzz/seeds/request ;;
-  *) echo "fuzz.sh: unknown target '$target' (config, scenario, request)" >&2
+  page) seeds=$root/tests/fuzz/seeds/page ;;
+  *) echo "fuzz.sh: unknown target '$target' (config, scenario, request, page)" >&2
      exit 2 ;;
 esac
 

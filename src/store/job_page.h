@@ -61,6 +61,16 @@ class JobPageReader {
   bool corrupt_ = false;
 };
 
+// Parses a record JobPageReader yielded into `record` (v1::JobRecord, or
+// its view with the spec left encoded). False if the bytes do not parse,
+// or parse to another id than the reader read (a record with two id
+// fields, of which protobuf keeps the last): either is corruption.
+template <class Record>
+bool ParsePageRecord(uint64_t id, std::string_view bytes, Record* record) {
+  return record->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) &&
+         record->id() == id;
+}
+
 }  // namespace fairq::store
 
 #endif  // FAIRQ_STORE_JOB_PAGE_H_

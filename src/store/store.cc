@@ -345,9 +345,7 @@ Status WalkJobs(rocksdb::Iterator* it, uint64_t from_id, OnRecord on_record,
 // parsed straight into the vector it hands on.
 template <class Record>
 Status ParseRecord(uint64_t id, std::string_view bytes, Record* record) {
-  if (record->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Status::Ok();
-  }
+  if (ParsePageRecord(id, bytes, record)) return Status::Ok();
   return CorruptRecord(Family::kJobs, EncodeJobId(id), "record in page");
 }
 

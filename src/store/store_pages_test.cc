@@ -169,5 +169,25 @@ TEST(StorePagesTest, APageOutOfIdOrderIsCorruption) {
   EXPECT_NE(s.message().find("family jobs"), std::string::npos) << s.message();
 }
 
+// Protobuf keeps the last of two id fields; the page reader reads the
+// first. The store refuses the record rather than file it under either.
+TEST(StorePagesTest, ARecordWithTwoIdsIsCorruption) {
+  ScopedTempDir dir;
+  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
+  {
+    RawDb raw(dir.Path("db"));
+    v1::JobRecord other;
+    other.set_id(9);
+    raw.Put(Family::kJobs, EncodeJobId(5),
+            MakeJob(5).SerializeAsString() + other.SerializeAsString());
+  }
+  auto store = OpenStore(dir.Path("db"));
+  ASSERT_NE(store, nullptr);
+  Status scan = store->ScanJobs([](const v1::JobRecord&) { return true; });
+  EXPECT_EQ(scan.code(), StatusCode::kInternal) << scan.ToString();
+  auto read = store->GetJob(5);
+  EXPECT_EQ(read.status().code(), StatusCode::kInternal);
+}
+
 }  // namespace
 }  // namespace fairq::store
