@@ -154,39 +154,25 @@ TEST(StorePagesTest, AFormat1StoreIsReadAsItIsAndMarkedFormat2) {
 
 TEST(StorePagesTest, APageOutOfIdOrderIsCorruption) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
-  {
-    RawDb raw(dir.Path("db"));
-    JobPageEncoder page;
-    page.Add(MakeJob(5));
-    page.Add(MakeJob(4));
-    raw.Put(Family::kJobs, EncodeJobId(5), std::string(page.bytes()));
-  }
-  auto store = OpenStore(dir.Path("db"));
+  JobPageEncoder page;
+  page.Add(MakeJob(5));
+  page.Add(MakeJob(4));
+  auto store = StoreWithJobsValue(dir, 5, std::string(page.bytes()));
   ASSERT_NE(store, nullptr);
-  Status s = store->ScanJobs([](const v1::JobRecord&) { return true; });
-  EXPECT_EQ(s.code(), StatusCode::kInternal);
-  EXPECT_NE(s.message().find("family jobs"), std::string::npos) << s.message();
+  ExpectCorruptJobs(*store);
 }
 
 // Protobuf keeps the last of two id fields; the page reader reads the
 // first. The store refuses the record rather than file it under either.
 TEST(StorePagesTest, ARecordWithTwoIdsIsCorruption) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
-  {
-    RawDb raw(dir.Path("db"));
-    v1::JobRecord other;
-    other.set_id(9);
-    raw.Put(Family::kJobs, EncodeJobId(5),
-            MakeJob(5).SerializeAsString() + other.SerializeAsString());
-  }
-  auto store = OpenStore(dir.Path("db"));
+  v1::JobRecord other;
+  other.set_id(9);
+  auto store = StoreWithJobsValue(
+      dir, 5, MakeJob(5).SerializeAsString() + other.SerializeAsString());
   ASSERT_NE(store, nullptr);
-  Status scan = store->ScanJobs([](const v1::JobRecord&) { return true; });
-  EXPECT_EQ(scan.code(), StatusCode::kInternal) << scan.ToString();
-  auto read = store->GetJob(5);
-  EXPECT_EQ(read.status().code(), StatusCode::kInternal);
+  ExpectCorruptJobs(*store);
+  EXPECT_EQ(store->GetJob(5).status().code(), StatusCode::kInternal);
 }
 
 }  // namespace

@@ -362,16 +362,9 @@ TEST(StoreTest, ScanJobsReturnsEveryJobInIdOrder) {
 
 TEST(StoreTest, ScanJobsRefusesARecordFiledUnderAnotherId) {
   ScopedTempDir dir;
-  { ASSERT_NE(OpenStore(dir.Path("db")), nullptr); }
-  {
-    RawDb raw(dir.Path("db"));
-    raw.Put(Family::kJobs, EncodeJobId(8), MakeJob(9).SerializeAsString());
-  }
-  auto store = OpenStore(dir.Path("db"));
+  auto store = StoreWithJobsValue(dir, 8, MakeJob(9).SerializeAsString());
   ASSERT_NE(store, nullptr);
-  Status s = store->ScanJobs([](const v1::JobRecord&) { return true; });
-  EXPECT_EQ(s.code(), StatusCode::kInternal);
-  EXPECT_NE(s.message().find("family jobs"), std::string::npos) << s.message();
+  ExpectCorruptJobs(*store);
 }
 
 TEST(StoreTest, GetJobsReturnsOneResultPerIdInOrder) {

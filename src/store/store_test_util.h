@@ -90,6 +90,26 @@ inline std::unique_ptr<Store> OpenStore(const std::string& path,
   return store.ok() ? std::move(store).value() : nullptr;
 }
 
+// A store at `dir` holding `value`, planted raw in `jobs` under job id
+// `key_id`: for values the Store API would not write.
+inline std::unique_ptr<Store> StoreWithJobsValue(const ScopedTempDir& dir,
+                                                 uint64_t key_id,
+                                                 const std::string& value) {
+  if (OpenStore(dir.Path("db")) == nullptr) return nullptr;  // made, closed
+  {
+    RawDb raw(dir.Path("db"));
+    raw.Put(Family::kJobs, EncodeJobId(key_id), value);
+  }
+  return OpenStore(dir.Path("db"));
+}
+
+// The recovery scan reports corruption in `jobs`.
+inline void ExpectCorruptJobs(const Store& store) {
+  Status s = store.ScanJobs([](const v1::JobRecord&) { return true; });
+  EXPECT_EQ(s.code(), StatusCode::kInternal) << s.ToString();
+  EXPECT_NE(s.message().find("family jobs"), std::string::npos) << s.message();
+}
+
 inline Status CommitOne(Store& store, WriteBatch batch) {
   std::vector<WriteBatch> batches;
   batches.push_back(std::move(batch));
