@@ -3,8 +3,8 @@
 // "Job pages"). JobPageEncoder builds a value as the dispatcher adds records;
 // JobPageReader reads one back, a format-1 bare record as a page of one.
 //
-// Thread-safety: an encoder belongs to the thread that builds it; the parse
-// functions are pure.
+// Thread-safety: an encoder or a reader belongs to the thread that uses it;
+// ParsePageRecord is pure.
 #ifndef FAIRQ_STORE_JOB_PAGE_H_
 #define FAIRQ_STORE_JOB_PAGE_H_
 

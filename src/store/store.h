@@ -138,8 +138,8 @@ class Store {
   StatusOr<std::vector<std::optional<v1::JobRecord>>> GetJobs(
       const std::vector<uint64_t>& job_ids) const;
   // The job records with ids in [begin_id, end_id), by id, read with one
-  // iterator: for ids read together, a fraction of a point read each (and
-  // a page parse for many records). Finished jobs whose page lives are
+  // iterator: for ids read together, a fraction of a point read each, only
+  // the records in the range parsed. Finished jobs whose page lives are
   // included, as in GetJob. Each spec stays encoded, for the read-ahead to
   // hand on unparsed. Stops after the record whose spec brings the total
   // past `max_spec_bytes` (the first is always returned); `next_id` says
