@@ -340,6 +340,44 @@ Status WalkJobs(rocksdb::Iterator* it, uint64_t from_id, OnRecord on_record,
   }
 }
 
+// Finds records by id, asked in ascending order, through one JobsCursor: an
+// id is looked for further on in the page the last one was found in, and
+// only an id beyond that page seeks (to the page at or before it).
+class JobFinder {
+ public:
+  using Found = std::optional<std::string_view>;  // the serialized record
+
+  explicit JobFinder(rocksdb::Iterator* it) : cursor_(it) {}
+
+  // nullopt if `id` is not stored. The view lives until the next call.
+  StatusOr<Found> Find(uint64_t id) {
+    for (bool sought = false;;) {
+      if (!held_) {
+        held_ = on_page_ && cursor_.NextInPage(&id_, &record_);
+        if (!cursor_.status().ok()) return cursor_.status();
+      }
+      if (!held_) {
+        if (sought) return Found();  // not in the page at or before it
+        StatusOr<bool> page = cursor_.SeekPage(id);
+        if (!page.ok()) return page.status();
+        on_page_ = *page;
+        sought = true;
+        continue;
+      }
+      if (id_ > id) return Found();  // not stored
+      if (id_ == id) return Found(record_);  // held: it may be asked again
+      held_ = false;
+    }
+  }
+
+ private:
+  JobsCursor cursor_;
+  bool on_page_ = false;  // the cursor is in a page
+  bool held_ = false;     // id_ and record_ hold a record not passed yet
+  uint64_t id_ = 0;
+  std::string_view record_;
+};
+
 // Parses a record the walk found into `record` (v1::JobRecord, or its view
 // with the spec left encoded), in place: the read-ahead's records are
 // parsed straight into the vector it hands on.
@@ -572,11 +610,10 @@ StatusOr<std::optional<v1::JobRecord>> Store::GetJob(uint64_t job_id) const {
   return std::move(jobs->front());
 }
 
-// One iterator for all the ids, taken in ascending order: an id is looked
-// for further on in the page the last one was found in, and only an id
-// beyond that page seeks (to the page at or before it). Records are picked
-// out without parsing the others. A lease's ids cluster (DRR takes each
-// tenant's oldest), so most pages are walked once for several ids.
+// One iterator for all the ids, taken in ascending order (JobFinder).
+// Records are picked out without parsing the others. A lease's ids cluster
+// (DRR takes each tenant's oldest), so most pages are walked once for
+// several ids.
 StatusOr<std::vector<std::optional<v1::JobRecord>>> Store::GetJobs(
     const std::vector<uint64_t>& job_ids) const {
   std::vector<std::optional<v1::JobRecord>> jobs(job_ids.size());
@@ -586,34 +623,12 @@ StatusOr<std::vector<std::optional<v1::JobRecord>>> Store::GetJobs(
             [&](size_t a, size_t b) { return job_ids[a] < job_ids[b]; });
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(
       rocksdb::ReadOptions(), Handle(families_, Family::kJobs)));
-  JobsCursor cursor(it.get());
-  bool on_page = false;  // the cursor is in a page
-  bool held = false;     // `id` and `record` hold a record not passed yet
-  uint64_t id = 0;
-  std::string_view record;
+  JobFinder finder(it.get());
   for (size_t i : order) {
-    const uint64_t wanted = job_ids[i];
-    bool sought = false;
-    while (true) {
-      if (!held) {
-        held = on_page && cursor.NextInPage(&id, &record);
-        if (!cursor.status().ok()) return cursor.status();
-        if (!held) {
-          if (sought) break;  // not in the page at or before it
-          StatusOr<bool> page = cursor.SeekPage(wanted);
-          if (!page.ok()) return page.status();
-          on_page = *page;
-          sought = true;
-          continue;
-        }
-      }
-      if (id > wanted) break;  // not stored
-      if (id == wanted) {
-        FAIRQ_RETURN_IF_ERROR(ParseRecord(id, record, &jobs[i].emplace()));
-        break;  // held: the id may be asked again
-      }
-      held = false;
-    }
+    StatusOr<JobFinder::Found> found = finder.Find(job_ids[i]);
+    if (!found.ok()) return found.status();
+    if (!*found) continue;
+    FAIRQ_RETURN_IF_ERROR(ParseRecord(job_ids[i], **found, &jobs[i].emplace()));
   }
   return jobs;
 }

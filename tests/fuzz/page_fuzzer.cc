@@ -10,22 +10,11 @@
 #include <string_view>
 
 #include "fairq/v1/records.pb.h"
-#include "google/protobuf/stubs/logging.h"
 #include "store/job_page.h"
-
-namespace {
-
-// Most inputs are not valid wire forms, and protobuf logs each string field
-// that is not UTF-8.
-const bool kProtobufQuiet = [] {
-  google::protobuf::SetLogHandler(nullptr);
-  return true;
-}();
-
-}  // namespace
+#include "quiet_protobuf.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)kProtobufQuiet;
+  fairq::fuzz::QuietProtobuf();
   const std::string_view value(reinterpret_cast<const char*>(data), size);
   fairq::store::JobPageReader page(value);
   uint64_t id = 0;

@@ -9,20 +9,14 @@
 #include <string>
 
 #include "fairq/v1/fairq.pb.h"
-#include "google/protobuf/stubs/logging.h"
 #include "server/config/tenant_settings.h"
 #include "server/service/request_validation.h"
+#include "quiet_protobuf.h"
 
 namespace {
 
 using fairq::Status;
 
-// Most inputs are not valid wire forms, and protobuf logs each string field
-// that is not UTF-8; those lines would be most of a run's time and output.
-const bool kProtobufQuiet = [] {
-  google::protobuf::SetLogHandler(nullptr);
-  return true;
-}();
 
 void ExpectNamedField(const Status& status) {
   if (status.ok()) return;
@@ -40,6 +34,7 @@ bool Parse(const uint8_t* data, size_t size, Message* message) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fairq::fuzz::QuietProtobuf();
   if (size == 0) return 0;
   const fairq::server::RequestLimits limits;
   const uint8_t kind = data[0] % 6;
