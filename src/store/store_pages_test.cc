@@ -86,7 +86,8 @@ TEST(StorePagesTest, ReadJobsTakesPartsOfPages) {
   read = store->ReadJobs(7, 100, 1 << 20);
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(Ids(*read), (std::vector<uint64_t>{7, 8, 10}));
-  // "payload-N" is 9 bytes: the third spec (with its tenant) passes 40.
+  // Each spec is 21 bytes ("tenant-1", "payload-N", tags): the second
+  // passes 40, and the read stops after it.
   read = store->ReadJobs(2, 100, 40);
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(Ids(*read), (std::vector<uint64_t>{2, 3}));
